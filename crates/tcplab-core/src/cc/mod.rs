@@ -1,0 +1,85 @@
+//! Congestion controllers: one file per algorithm, one trait, enum dispatch.
+//!
+//! A controller owns the congestion window and slow-start threshold and
+//! nothing else: loss detection and recovery (duplicate ACK counting, fast
+//! retransmit, window inflation during fast recovery, retransmission timers)
+//! belong to the sender in [`crate::tcp`]. The sender reports events through
+//! the trait and reads [`CongestionControl::window`] back.
+
+pub mod reno;
+
+use crate::time::Time;
+pub use reno::{Reno, RenoConfig};
+
+/// What the sender tells a congestion controller. Only `on_ack`,
+/// `on_congestion_event`, `on_timeout` and `window` must be provided.
+pub trait CongestionControl {
+    /// A cumulative ACK newly acknowledged `acked` bytes, outside loss
+    /// recovery; `flight` is the amount outstanding before this ACK.
+    fn on_ack(&mut self, now: Time, acked: u64, flight: u64);
+    /// Loss was inferred from duplicate ACKs with `flight` bytes outstanding.
+    fn on_congestion_event(&mut self, now: Time, flight: u64);
+    /// The retransmission timer expired with `flight` bytes outstanding.
+    fn on_timeout(&mut self, now: Time, flight: u64);
+    /// The congestion window, in bytes.
+    fn window(&self) -> u64;
+    /// The slow-start threshold, in bytes (`u64::MAX` when unset).
+    fn ssthresh(&self) -> u64 {
+        u64::MAX
+    }
+    /// Loss recovery ended (the sender deflated its window).
+    fn on_recovery_exit(&mut self, _now: Time) {}
+    /// Whether the controller is in slow start.
+    fn in_slow_start(&self) -> bool {
+        self.window() < self.ssthresh()
+    }
+}
+
+/// Every controller, dispatched by `match` so the hot path has no virtual call.
+#[derive(Clone, Debug)]
+pub enum AnyCc {
+    Reno(Reno),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            AnyCc::Reno($c) => $e,
+        }
+    };
+}
+
+impl AnyCc {
+    pub fn name(&self) -> &'static str {
+        match self {
+            AnyCc::Reno(_) => "reno",
+        }
+    }
+}
+
+impl CongestionControl for AnyCc {
+    #[inline]
+    fn on_ack(&mut self, now: Time, acked: u64, flight: u64) {
+        dispatch!(self, c => c.on_ack(now, acked, flight))
+    }
+    #[inline]
+    fn on_congestion_event(&mut self, now: Time, flight: u64) {
+        dispatch!(self, c => c.on_congestion_event(now, flight))
+    }
+    #[inline]
+    fn on_timeout(&mut self, now: Time, flight: u64) {
+        dispatch!(self, c => c.on_timeout(now, flight))
+    }
+    #[inline]
+    fn window(&self) -> u64 {
+        dispatch!(self, c => c.window())
+    }
+    #[inline]
+    fn ssthresh(&self) -> u64 {
+        dispatch!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn on_recovery_exit(&mut self, now: Time) {
+        dispatch!(self, c => c.on_recovery_exit(now))
+    }
+}

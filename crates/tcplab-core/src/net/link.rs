@@ -1,0 +1,263 @@
+//! A unidirectional link: a FIFO queue, a transmitter of fixed rate, and a
+//! propagation delay.
+//!
+//! The link is computed lazily, in the manner of htsim's pipe: when a packet
+//! is admitted, its transmission start (`max(now, end of the previous
+//! transmission)`), its transmission end and its arrival at the far node are
+//! all known at once, because the queue is FIFO and the rate fixed. The link
+//! keeps every admitted packet that has not yet reached the far node in one
+//! ring buffer, ordered by arrival, and asks the engine for a single wake-up:
+//! the arrival of its head packet. Queue occupancy at any instant is recovered
+//! from the recorded transmission starts with a cursor that only moves
+//! forward, so admission decisions, statistics and conservation are exact.
+
+use super::packet::PacketId;
+use super::queue::{Occupancy, QueueDisc};
+use crate::time::{Dur, Time};
+use std::collections::VecDeque;
+
+#[derive(Copy, Clone, Debug)]
+struct InFlight {
+    pkt: PacketId,
+    bytes: u32,
+    tx_start: Time,
+    arrive: Time,
+}
+
+/// Counters of one link direction.
+#[derive(Clone, Debug, Default)]
+pub struct LinkCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    /// Packets admitted (they will be or have been transmitted).
+    pub accepted: u64,
+    pub accepted_bytes: u64,
+    /// Largest number of packets waiting (not counting the one in service).
+    pub max_queue_pkts: u64,
+    pub max_queue_bytes: u64,
+    /// Sum over admitted packets of transmission time, in ns.
+    busy_ns: u128,
+    /// Sum over admitted packets of their wait before transmission, in ns.
+    wait_ns: u128,
+}
+
+/// End-of-run summary of one link direction.
+#[derive(Clone, Debug)]
+pub struct LinkReport {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    /// Packets admitted but not fully transmitted at the end (waiting or in service).
+    pub backlog_end: u64,
+    /// Packets transmitted but still propagating at the end.
+    pub propagating_end: u64,
+    /// Fraction of the run the transmitter was busy.
+    pub utilization: f64,
+    /// Time-averaged number of packets waiting.
+    pub queue_avg_pkts: f64,
+    pub queue_max_pkts: u64,
+    pub queue_max_bytes: u64,
+}
+
+/// What happened to a packet offered to a link.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Offer {
+    /// Dropped by the queue discipline; the caller frees the packet.
+    Dropped,
+    /// Admitted. `wake` is `Some(t)` when the link was empty and the caller
+    /// must schedule the link's head arrival at `t`.
+    Admitted { wake: Option<Time> },
+}
+
+pub struct Link {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: Dur,
+    disc: QueueDisc,
+    fifo: VecDeque<InFlight>,
+    /// Number of entries at the front of `fifo` whose transmission has started.
+    started: usize,
+    waiting_bytes: u64,
+    busy_until: Time,
+    pub counters: LinkCounters,
+}
+
+impl Link {
+    pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, disc: QueueDisc) -> Link {
+        Link {
+            from,
+            to,
+            rate_bps,
+            delay,
+            disc,
+            fifo: VecDeque::new(),
+            started: 0,
+            waiting_bytes: 0,
+            busy_until: Time::ZERO,
+            counters: LinkCounters::default(),
+        }
+    }
+
+    /// Move the cursor past every packet whose transmission has started by `now`.
+    #[inline]
+    fn advance(&mut self, now: Time) {
+        while let Some(e) = self.fifo.get(self.started) {
+            if e.tx_start > now {
+                break;
+            }
+            self.waiting_bytes -= u64::from(e.bytes);
+            self.started += 1;
+        }
+    }
+
+    /// Packets and bytes waiting for the transmitter at `now`.
+    pub fn occupancy(&mut self, now: Time) -> Occupancy {
+        self.advance(now);
+        Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes }
+    }
+
+    /// Offer a packet of `bytes` wire bytes at `now`.
+    #[inline]
+    pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
+        let c = &mut self.counters;
+        c.arrivals += 1;
+        c.arrival_bytes += u64::from(bytes);
+        let must_wait = self.busy_until > now;
+        if must_wait {
+            let occ = self.occupancy(now);
+            if !self.disc.admit(occ, u64::from(bytes)) {
+                self.counters.drops += 1;
+                self.counters.drop_bytes += u64::from(bytes);
+                return Offer::Dropped;
+            }
+        }
+        let tx_start = if must_wait { self.busy_until } else { now };
+        let ser = Dur::serialization(u64::from(bytes), self.rate_bps);
+        let tx_end = tx_start + ser;
+        let arrive = tx_end + self.delay;
+        self.busy_until = tx_end;
+        let c = &mut self.counters;
+        c.accepted += 1;
+        c.accepted_bytes += u64::from(bytes);
+        c.busy_ns += u128::from(ser.as_ns());
+        c.wait_ns += u128::from((tx_start - now).as_ns());
+        if must_wait {
+            self.waiting_bytes += u64::from(bytes);
+            let waiting = (self.fifo.len() - self.started) as u64 + 1;
+            c.max_queue_pkts = c.max_queue_pkts.max(waiting);
+            c.max_queue_bytes = c.max_queue_bytes.max(self.waiting_bytes);
+        }
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
+        if !must_wait {
+            // Started at once: it is in service, not waiting.
+            debug_assert_eq!(self.started, self.fifo.len() - 1);
+            self.started += 1;
+        }
+        Offer::Admitted { wake: if was_empty { Some(arrive) } else { None } }
+    }
+
+    /// Called at the head packet's arrival time: remove it and return it with
+    /// the next wake-up, if any packet remains.
+    #[inline]
+    pub fn pop_arrival(&mut self, now: Time) -> (PacketId, Option<Time>) {
+        let head = self.fifo.pop_front().expect("link woken with nothing in flight");
+        debug_assert_eq!(head.arrive, now);
+        if self.started > 0 {
+            self.started -= 1;
+        } else {
+            self.waiting_bytes -= u64::from(head.bytes);
+        }
+        (head.pkt, self.fifo.front().map(|e| e.arrive))
+    }
+
+    /// The summary of the run, ending at `end`.
+    pub fn report(&self, end: Time) -> LinkReport {
+        let c = &self.counters;
+        let mut backlog = 0u64;
+        let mut propagating = 0u64;
+        let mut backlog_bytes = 0u64;
+        let mut busy = c.busy_ns;
+        let mut wait = c.wait_ns;
+        for e in &self.fifo {
+            let ser = Dur::serialization(u64::from(e.bytes), self.rate_bps);
+            let tx_end = e.tx_start + ser;
+            if tx_end > end {
+                backlog += 1;
+                backlog_bytes += u64::from(e.bytes);
+                // Count only the part of the transmission inside the run.
+                let inside = end.saturating_since(e.tx_start);
+                busy -= u128::from((ser - inside).as_ns());
+                // Count only the part of the wait inside the run.
+                wait -= u128::from(e.tx_start.saturating_since(end).as_ns());
+            } else if e.arrive > end {
+                propagating += 1;
+            }
+        }
+        let span = end.as_ns() as f64;
+        LinkReport {
+            arrivals: c.arrivals,
+            drops: c.drops,
+            drop_bytes: c.drop_bytes,
+            departures: c.accepted - backlog,
+            departure_bytes: c.accepted_bytes - backlog_bytes,
+            backlog_end: backlog,
+            propagating_end: propagating,
+            utilization: if span > 0.0 { busy as f64 / span } else { 0.0 },
+            queue_avg_pkts: if span > 0.0 { wait as f64 / span } else { 0.0 },
+            queue_max_pkts: c.max_queue_pkts,
+            queue_max_bytes: c.max_queue_bytes,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::queue::{DropTail, Limit};
+    use super::*;
+
+    fn link(limit: u64) -> Link {
+        // 1500 bytes take 8 ms at 1.5 Mb/s; 50 ms propagation.
+        Link::new(0, 1, 1_500_000, Dur::from_ms(50), QueueDisc::DropTail(DropTail { limit: Limit::Packets(limit) }))
+    }
+
+    #[test]
+    fn a_burst_is_serialized_and_tail_dropped() {
+        let mut l = link(2);
+        let t0 = Time::ZERO;
+        // First packet goes straight into service, two wait, the fourth is dropped.
+        assert_eq!(l.offer(t0, 0, 1500), Offer::Admitted { wake: Some(Time::from_ns(58_000_000)) });
+        assert_eq!(l.offer(t0, 1, 1500), Offer::Admitted { wake: None });
+        assert_eq!(l.offer(t0, 2, 1500), Offer::Admitted { wake: None });
+        assert_eq!(l.offer(t0, 3, 1500), Offer::Dropped);
+        assert_eq!(l.occupancy(t0).packets, 2);
+        // At 8 ms the second packet starts, so one is waiting.
+        assert_eq!(l.occupancy(Time::from_ns(8_000_000)).packets, 1);
+        let (p, next) = l.pop_arrival(Time::from_ns(58_000_000));
+        assert_eq!((p, next), (0, Some(Time::from_ns(66_000_000))));
+        let r = l.report(Time::from_ns(100_000_000));
+        assert_eq!((r.arrivals, r.drops, r.departures, r.backlog_end), (4, 1, 3, 0));
+        // Busy 24 ms of 100 ms; waits 8 + 16 ms over 100 ms.
+        assert!((r.utilization - 0.24).abs() < 1e-12);
+        assert!((r.queue_avg_pkts - 0.24).abs() < 1e-12);
+        assert_eq!(r.queue_max_pkts, 2);
+    }
+
+    #[test]
+    fn report_clips_at_the_end_of_the_run() {
+        let mut l = link(10);
+        l.offer(Time::ZERO, 0, 1500);
+        l.offer(Time::ZERO, 1, 1500);
+        // End at 12 ms: first transmitted (propagating), second half sent.
+        let r = l.report(Time::from_ns(12_000_000));
+        assert_eq!((r.departures, r.backlog_end, r.propagating_end), (1, 1, 1));
+        assert!((r.utilization - 1.0).abs() < 1e-12);
+        // One packet waited 8 ms of the 12.
+        assert!((r.queue_avg_pkts - 8.0 / 12.0).abs() < 1e-12);
+    }
+}

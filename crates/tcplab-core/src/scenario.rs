@@ -1,0 +1,171 @@
+//! The normalized scenario the core runs: every quantity an integer in base
+//! units (nanoseconds, bytes, bits per second), every topology explicit.
+//!
+//! The Python front parses the human scenario file (units, defaults,
+//! shorthands such as `dumbbell`) and hands this form over as JSON; the core
+//! still checks everything it relies on and names the offending field.
+
+use crate::app::{AppKind, Think};
+use crate::error::{Error, Result};
+use crate::net::{DropTail, Limit, QueueDisc};
+use crate::tcp::{CcKind, RttConfig, TcpConfig};
+use crate::time::Dur;
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub seed: u64,
+    /// Stop time; `None`: run until every transfer is done.
+    pub stop_ns: Option<u64>,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkSpec>,
+    pub apps: Vec<AppSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub queue: QueueSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    Droptail { limit_pkts: Option<u64>, limit_bytes: Option<u64> },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ThinkSpec {
+    Constant { ns: u64 },
+    Uniform { min_ns: u64, max_ns: u64 },
+    Exponential { mean_ns: u64 },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppSpec {
+    pub name: String,
+    /// "bulk" or "repeat".
+    pub kind: String,
+    pub src: String,
+    pub dst: String,
+    pub start_ns: u64,
+    pub size_bytes: Option<u64>,
+    pub think: Option<ThinkSpec>,
+    pub count: Option<u64>,
+    pub tcp: TcpSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    pub cc: String,
+    pub mss: u32,
+    pub header: u32,
+    pub iw: u32,
+    pub max_window_bytes: u64,
+    pub initial_ssthresh_bytes: Option<u64>,
+    pub rto_initial_ns: u64,
+    pub rto_min_ns: u64,
+    pub rto_max_ns: u64,
+    pub granularity_ns: u64,
+    pub dupack_threshold: u32,
+    pub max_backoff: u32,
+    pub abc_limit: u32,
+    pub delayed_ack: bool,
+    pub delack_timeout_ns: u64,
+    pub delack_segments: u32,
+}
+
+fn invalid(field: String, message: impl Into<String>) -> Error {
+    Error::Invalid { field, message: message.into() }
+}
+
+impl Scenario {
+    pub fn from_json(s: &str) -> Result<Scenario> {
+        serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))
+    }
+}
+
+impl QueueSpec {
+    pub fn build(&self, field: &str) -> Result<QueueDisc> {
+        match *self {
+            QueueSpec::Droptail { limit_pkts: Some(p), limit_bytes: None } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Packets(p) })),
+            QueueSpec::Droptail { limit_pkts: None, limit_bytes: Some(b) } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Bytes(b) })),
+            _ => Err(invalid(format!("{field}.queue"), "give exactly one of a packet limit and a byte limit")),
+        }
+    }
+}
+
+impl AppSpec {
+    pub fn kind(&self, field: &str) -> Result<AppKind> {
+        match self.kind.as_str() {
+            "bulk" => Ok(AppKind::Bulk),
+            "repeat" => {
+                let think = match self.think {
+                    None => Think::Constant(Dur::ZERO),
+                    Some(ThinkSpec::Constant { ns }) => Think::Constant(Dur::from_ns(ns)),
+                    Some(ThinkSpec::Uniform { min_ns, max_ns }) => {
+                        if min_ns > max_ns {
+                            return Err(invalid(format!("{field}.think"), "min is larger than max"));
+                        }
+                        Think::Uniform { min: Dur::from_ns(min_ns), max: Dur::from_ns(max_ns) }
+                    }
+                    Some(ThinkSpec::Exponential { mean_ns }) => Think::Exponential { mean: Dur::from_ns(mean_ns) },
+                };
+                Ok(AppKind::Repeat { think, count: self.count })
+            }
+            other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat"))),
+        }
+    }
+}
+
+impl TcpSpec {
+    pub fn build(&self, field: &str) -> Result<TcpConfig> {
+        let cc = CcKind::parse(&self.cc)
+            .ok_or_else(|| invalid(format!("{field}.cc"), format!("'{}' is not a congestion control; allowed: {}", self.cc, CcKind::NAMES.join(", "))))?;
+        let positive = |name: &str, v: u64| -> Result<()> {
+            if v == 0 {
+                Err(invalid(format!("{field}.{name}"), "must be positive"))
+            } else {
+                Ok(())
+            }
+        };
+        positive("mss", u64::from(self.mss))?;
+        positive("iw", u64::from(self.iw))?;
+        positive("dupack_threshold", u64::from(self.dupack_threshold))?;
+        positive("delack_segments", u64::from(self.delack_segments))?;
+        if self.max_window_bytes < u64::from(self.mss) {
+            return Err(invalid(format!("{field}.window"), "must hold at least one segment"));
+        }
+        if self.rto_min_ns > self.rto_max_ns {
+            return Err(invalid(format!("{field}.rto_min"), "is larger than rto_max"));
+        }
+        Ok(TcpConfig {
+            cc,
+            mss: self.mss,
+            header: self.header,
+            iw: self.iw,
+            max_window: self.max_window_bytes,
+            initial_ssthresh: self.initial_ssthresh_bytes.unwrap_or(u64::MAX),
+            rtt: RttConfig {
+                initial_rto: Dur::from_ns(self.rto_initial_ns),
+                min_rto: Dur::from_ns(self.rto_min_ns),
+                max_rto: Dur::from_ns(self.rto_max_ns),
+                granularity: Dur::from_ns(self.granularity_ns),
+            },
+            dupack_threshold: self.dupack_threshold,
+            max_backoff: self.max_backoff,
+            abc_limit: self.abc_limit,
+            delayed_ack: self.delayed_ack,
+            delack_timeout: Dur::from_ns(self.delack_timeout_ns),
+            delack_segments: self.delack_segments,
+        })
+    }
+}

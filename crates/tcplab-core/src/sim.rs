@@ -1,0 +1,455 @@
+//! The simulator: builds a network from a [`Scenario`] and runs it.
+
+use crate::app::App;
+use crate::engine::rng::RngStream;
+use crate::engine::EventQueue;
+use crate::error::{Error, Result};
+use crate::net::routing::Router;
+use crate::net::{Link, Offer, Packet, PacketId, PacketKind, PacketPool};
+use crate::scenario::Scenario;
+use crate::stats::{EngineRow, FlowRow, LinkRow, Results};
+use crate::tcp::{Receiver, Segment, Sender, TcpConfig};
+use crate::time::{Dur, Time};
+use std::collections::HashMap;
+
+#[derive(Copy, Clone, Debug)]
+enum Ev {
+    /// The head packet of a link reaches the far node.
+    Link(u32),
+    /// A connection's retransmission timer, valid if `gen` is current.
+    Rto { conn: u32, gen: u32 },
+    /// A connection's delayed-ACK timer, valid if `gen` is current.
+    DelAck { conn: u32, gen: u32 },
+    /// An application opens its next transfer.
+    Start(u32),
+}
+
+/// A lazily cancelled timer: at most one live event in the queue, identified
+/// by generation; moving the deadline later costs nothing until it fires.
+#[derive(Default)]
+struct TimerSlot {
+    gen: u32,
+    scheduled: Option<Time>,
+}
+
+struct Conn {
+    app: u32,
+    data_route: u32,
+    ack_route: u32,
+    header: u32,
+    start: Time,
+    sender: Sender,
+    receiver: Receiver,
+    rto: TimerSlot,
+    delack: TimerSlot,
+    reported_done: bool,
+}
+
+struct AppRoutes {
+    data: u32,
+    ack: u32,
+}
+
+pub struct Simulator {
+    now: Time,
+    stop: Option<Time>,
+    events: EventQueue<Ev>,
+    pool: PacketPool,
+    links: Vec<Link>,
+    routes: Vec<Box<[u32]>>,
+    nodes: Vec<String>,
+    apps: Vec<App>,
+    app_routes: Vec<AppRoutes>,
+    conns: Vec<Conn>,
+    seg_buf: Vec<Segment>,
+    processed: u64,
+    delivered: u64,
+    dropped: u64,
+}
+
+impl Simulator {
+    pub fn new(sc: &Scenario) -> Result<Simulator> {
+        let mut index = HashMap::new();
+        for (i, n) in sc.nodes.iter().enumerate() {
+            if index.insert(n.as_str(), i as u32).is_some() {
+                return Err(Error::Invalid { field: format!("nodes[{i}]"), message: format!("node '{n}' is declared twice") });
+            }
+        }
+        let node = |field: String, name: &str| -> Result<u32> {
+            index.get(name).copied().ok_or_else(|| Error::Invalid { field, message: format!("unknown node '{name}'") })
+        };
+        let mut links = Vec::with_capacity(sc.links.len());
+        let mut ends = Vec::with_capacity(sc.links.len());
+        for (i, l) in sc.links.iter().enumerate() {
+            let field = format!("links[{i}]");
+            let a = node(format!("{field}.from"), &l.from)?;
+            let b = node(format!("{field}.to"), &l.to)?;
+            if a == b {
+                return Err(Error::Invalid { field, message: "a link joins two different nodes".into() });
+            }
+            if l.rate_bps == 0 {
+                return Err(Error::Invalid { field: format!("{field}.rate"), message: "must be positive".into() });
+            }
+            links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field)?));
+            ends.push((a, b));
+        }
+        let mut router = Router::new(sc.nodes.len(), &ends);
+        let mut routes: Vec<Box<[u32]>> = Vec::new();
+        let mut route_ids: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut route = |field: &str, a: u32, b: u32| -> Result<u32> {
+            if let Some(&r) = route_ids.get(&(a, b)) {
+                return Ok(r);
+            }
+            let path = router.path(a, b).ok_or_else(|| Error::NoRoute {
+                field: field.to_string(),
+                src: sc.nodes[a as usize].clone(),
+                dst: sc.nodes[b as usize].clone(),
+            })?;
+            routes.push(path.into_boxed_slice());
+            let id = (routes.len() - 1) as u32;
+            route_ids.insert((a, b), id);
+            Ok(id)
+        };
+        let mut apps = Vec::with_capacity(sc.apps.len());
+        let mut app_routes = Vec::with_capacity(sc.apps.len());
+        let mut events = EventQueue::new();
+        for (i, a) in sc.apps.iter().enumerate() {
+            let field = format!("apps[{i}]");
+            let src = node(format!("{field}.src"), &a.src)?;
+            let dst = node(format!("{field}.dst"), &a.dst)?;
+            if src == dst {
+                return Err(Error::Invalid { field: format!("{field}.dst"), message: "is the same node as src".into() });
+            }
+            let tcp = a.tcp.build(&format!("{field}.tcp"))?;
+            app_routes.push(AppRoutes { data: route(&field, src, dst)?, ack: route(&field, dst, src)? });
+            let start = Time::from_ns(a.start_ns);
+            events.push(start, Ev::Start(i as u32));
+            apps.push(App {
+                name: a.name.clone(),
+                src,
+                dst,
+                start,
+                size: a.size_bytes,
+                kind: a.kind(&field)?,
+                tcp,
+                rng: RngStream::new(sc.seed, &format!("app/{}", a.name)),
+                transfers_started: 0,
+            });
+        }
+        Ok(Simulator {
+            now: Time::ZERO,
+            stop: sc.stop_ns.map(Time::from_ns),
+            events,
+            pool: PacketPool::default(),
+            links,
+            routes,
+            nodes: sc.nodes.clone(),
+            apps,
+            app_routes,
+            conns: Vec::new(),
+            seg_buf: Vec::new(),
+            processed: 0,
+            delivered: 0,
+            dropped: 0,
+        })
+    }
+
+    /// Run to the stop time, or until nothing is left to do.
+    pub fn run(&mut self) {
+        while let Some(t) = self.events.peek_time() {
+            if self.stop.is_some_and(|s| t > s) {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.processed += 1;
+            match ev {
+                Ev::Link(l) => self.on_link(l),
+                Ev::Rto { conn, gen } => self.on_rto(conn, gen),
+                Ev::DelAck { conn, gen } => self.on_delack(conn, gen),
+                Ev::Start(a) => self.start_transfer(a),
+            }
+        }
+        if let Some(s) = self.stop {
+            self.now = s;
+        }
+    }
+
+    /// Offer packet `pkt` to `link`.
+    #[inline]
+    fn forward(&mut self, pkt: PacketId, link: u32) {
+        let bytes = self.pool.get(pkt).wire_bytes;
+        match self.links[link as usize].offer(self.now, pkt, bytes) {
+            Offer::Dropped => {
+                self.dropped += 1;
+                self.pool.free(pkt);
+            }
+            Offer::Admitted { wake: Some(t) } => self.events.push(t, Ev::Link(link)),
+            Offer::Admitted { wake: None } => {}
+        }
+    }
+
+    fn on_link(&mut self, l: u32) {
+        let (pkt, next) = self.links[l as usize].pop_arrival(self.now);
+        if let Some(t) = next {
+            self.events.push(t, Ev::Link(l));
+        }
+        let p = self.pool.get_mut(pkt);
+        p.hop += 1;
+        let route = &self.routes[p.route as usize];
+        if let Some(&link) = route.get(p.hop as usize) {
+            self.forward(pkt, link);
+        } else {
+            let p = *self.pool.get(pkt);
+            self.pool.free(pkt);
+            self.delivered += 1;
+            match p.kind {
+                PacketKind::Data => self.on_data(p),
+                PacketKind::Ack => self.on_ack(p),
+            }
+        }
+    }
+
+    fn inject(&mut self, p: Packet) {
+        let first = self.routes[p.route as usize][0];
+        let id = self.pool.alloc(p);
+        self.forward(id, first);
+    }
+
+    fn send_segments(&mut self, c: u32) {
+        let mut buf = std::mem::take(&mut self.seg_buf);
+        let conn = &self.conns[c as usize];
+        let (route, header) = (conn.data_route, conn.header);
+        for s in buf.drain(..) {
+            self.inject(Packet {
+                conn: c,
+                route,
+                hop: 0,
+                wire_bytes: s.len + header,
+                kind: PacketKind::Data,
+                seq: s.seq,
+                len: s.len,
+                ack: 0,
+                retx: s.retx,
+                sent: self.now,
+            });
+        }
+        self.seg_buf = buf;
+        self.sync_rto(c);
+    }
+
+    fn send_ack(&mut self, c: u32, ack: u64) {
+        let conn = &self.conns[c as usize];
+        let p = Packet {
+            conn: c,
+            route: conn.ack_route,
+            hop: 0,
+            wire_bytes: conn.header,
+            kind: PacketKind::Ack,
+            seq: 0,
+            len: 0,
+            ack,
+            retx: false,
+            sent: self.now,
+        };
+        self.inject(p);
+    }
+
+    fn on_data(&mut self, p: Packet) {
+        let c = p.conn;
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        let ack = conn.receiver.on_data(now, p.seq, p.len);
+        let newly_done = !conn.reported_done && conn.receiver.done_at().is_some();
+        if newly_done {
+            conn.reported_done = true;
+        }
+        if let Some(a) = ack {
+            self.send_ack(c, a);
+        }
+        self.sync_delack(c);
+        if newly_done {
+            let app = self.conns[c as usize].app;
+            if let Some(t) = self.apps[app as usize].next_start(now) {
+                self.events.push(t, Ev::Start(app));
+            }
+        }
+    }
+
+    fn on_ack(&mut self, p: Packet) {
+        let c = p.conn;
+        let now = self.now;
+        let mut buf = std::mem::take(&mut self.seg_buf);
+        self.conns[c as usize].sender.on_ack(now, p.ack, &mut buf);
+        self.seg_buf = buf;
+        self.send_segments(c);
+    }
+
+    fn sync_rto(&mut self, c: u32) {
+        let conn = &mut self.conns[c as usize];
+        if let Some(d) = conn.sender.poll_timeout() {
+            if conn.rto.scheduled.is_none_or(|s| s > d) {
+                conn.rto.gen = conn.rto.gen.wrapping_add(1);
+                conn.rto.scheduled = Some(d);
+                self.events.push(d, Ev::Rto { conn: c, gen: conn.rto.gen });
+            }
+        }
+    }
+
+    fn sync_delack(&mut self, c: u32) {
+        let conn = &mut self.conns[c as usize];
+        if let Some(d) = conn.receiver.poll_timeout() {
+            if conn.delack.scheduled.is_none_or(|s| s > d) {
+                conn.delack.gen = conn.delack.gen.wrapping_add(1);
+                conn.delack.scheduled = Some(d);
+                self.events.push(d, Ev::DelAck { conn: c, gen: conn.delack.gen });
+            }
+        }
+    }
+
+    fn on_rto(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        if conn.rto.gen != gen {
+            return;
+        }
+        conn.rto.scheduled = None;
+        match conn.sender.poll_timeout() {
+            None => {}
+            Some(d) if d > now => self.sync_rto(c),
+            Some(_) => {
+                let mut buf = std::mem::take(&mut self.seg_buf);
+                conn.sender.on_timeout(now, &mut buf);
+                self.seg_buf = buf;
+                self.send_segments(c);
+            }
+        }
+    }
+
+    fn on_delack(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        if conn.delack.gen != gen {
+            return;
+        }
+        conn.delack.scheduled = None;
+        match conn.receiver.poll_timeout() {
+            None => {}
+            Some(d) if d > now => self.sync_delack(c),
+            Some(_) => {
+                if let Some(a) = conn.receiver.on_timeout(now) {
+                    self.send_ack(c, a);
+                }
+            }
+        }
+    }
+
+    fn start_transfer(&mut self, a: u32) {
+        let app = &mut self.apps[a as usize];
+        app.transfers_started += 1;
+        let tcp: &TcpConfig = &app.tcp;
+        let routes = &self.app_routes[a as usize];
+        let c = self.conns.len() as u32;
+        self.conns.push(Conn {
+            app: a,
+            data_route: routes.data,
+            ack_route: routes.ack,
+            header: tcp.header,
+            start: self.now,
+            sender: Sender::new(tcp, app.size),
+            receiver: Receiver::new(tcp, app.size),
+            rto: TimerSlot::default(),
+            delack: TimerSlot::default(),
+            reported_done: false,
+        });
+        let mut buf = std::mem::take(&mut self.seg_buf);
+        self.conns[c as usize].sender.start(self.now, &mut buf);
+        self.seg_buf = buf;
+        self.send_segments(c);
+    }
+
+    /// The result tables. `wall_seconds` is the caller's measurement.
+    pub fn results(&self, wall_seconds: f64) -> Results {
+        let end = self.now;
+        let name = |n: u32| self.nodes[n as usize].clone();
+        let flows = self
+            .conns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let app = &self.apps[c.app as usize];
+                let done = c.receiver.done_at();
+                let delivered = c.receiver.delivered();
+                let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
+                FlowRow {
+                    id: i as u64,
+                    app: app.name.clone(),
+                    src: name(app.src),
+                    dst: name(app.dst),
+                    cc: c.sender.cc.name().to_string(),
+                    iw: app.tcp.iw,
+                    bytes: app.size,
+                    bytes_delivered: delivered,
+                    start_s: c.start.as_secs_f64(),
+                    end_s: done.map(Time::as_secs_f64),
+                    fct_s: done.map(|d| (d - c.start).as_secs_f64()),
+                    goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
+                    data_pkts: c.sender.stats.data_pkts,
+                    retx_pkts: c.sender.stats.retx_pkts,
+                    timeouts: c.sender.stats.timeouts,
+                    fast_retx: c.sender.stats.fast_retx,
+                    completed: done.is_some(),
+                }
+            })
+            .collect();
+        let links = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let r = l.report(end);
+                LinkRow {
+                    id: i as u64,
+                    src: name(l.from),
+                    dst: name(l.to),
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay.as_secs_f64(),
+                    arrivals: r.arrivals,
+                    departures: r.departures,
+                    departure_bytes: r.departure_bytes,
+                    drops: r.drops,
+                    drop_bytes: r.drop_bytes,
+                    backlog_end: r.backlog_end,
+                    propagating_end: r.propagating_end,
+                    utilization: r.utilization,
+                    queue_avg_pkts: r.queue_avg_pkts,
+                    queue_max_pkts: r.queue_max_pkts,
+                    queue_max_bytes: r.queue_max_bytes,
+                }
+            })
+            .collect();
+        Results {
+            flows,
+            links,
+            engine: EngineRow {
+                events: self.processed,
+                sim_seconds: end.as_secs_f64(),
+                wall_seconds,
+                packets_created: self.pool.created,
+                packets_delivered: self.delivered,
+                packets_dropped: self.dropped,
+                packets_in_network_end: self.pool.live() as u64,
+                packet_pool_peak: self.pool.capacity_used() as u64,
+            },
+        }
+    }
+}
+
+/// Parse a normalized scenario, run it, and return the results.
+pub fn run_json(scenario_json: &str) -> Result<Results> {
+    let sc = Scenario::from_json(scenario_json)?;
+    let mut sim = Simulator::new(&sc)?;
+    let t0 = std::time::Instant::now();
+    sim.run();
+    Ok(sim.results(t0.elapsed().as_secs_f64()))
+}

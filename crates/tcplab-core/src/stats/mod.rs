@@ -1,0 +1,76 @@
+//! Result tables: one row per transfer, per link direction, and the engine's counters.
+
+use serde::Serialize;
+
+/// One transfer (one TCP connection).
+#[derive(Clone, Debug, Serialize)]
+pub struct FlowRow {
+    pub id: u64,
+    pub app: String,
+    pub src: String,
+    pub dst: String,
+    pub cc: String,
+    pub iw: u32,
+    /// Bytes requested (`None`: unbounded).
+    pub bytes: Option<u64>,
+    /// Bytes delivered in order to the receiver by the end of the run.
+    pub bytes_delivered: u64,
+    pub start_s: f64,
+    /// When the receiver had the last byte (`None`: not completed).
+    pub end_s: Option<f64>,
+    pub fct_s: Option<f64>,
+    /// Delivered bits per second, over the completion time or, for a
+    /// transfer still running, from its start to the end of the run.
+    pub goodput_bps: f64,
+    pub data_pkts: u64,
+    pub retx_pkts: u64,
+    pub timeouts: u64,
+    pub fast_retx: u64,
+    pub completed: bool,
+}
+
+/// One link direction.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkRow {
+    pub id: u64,
+    pub src: String,
+    pub dst: String,
+    pub rate_bps: u64,
+    pub delay_s: f64,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    pub drops: u64,
+    pub drop_bytes: u64,
+    pub backlog_end: u64,
+    pub propagating_end: u64,
+    pub utilization: f64,
+    pub queue_avg_pkts: f64,
+    pub queue_max_pkts: u64,
+    pub queue_max_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EngineRow {
+    pub events: u64,
+    pub sim_seconds: f64,
+    pub wall_seconds: f64,
+    pub packets_created: u64,
+    pub packets_delivered: u64,
+    pub packets_dropped: u64,
+    /// Packets alive at the end (queued, in service or propagating).
+    pub packets_in_network_end: u64,
+    pub packet_pool_peak: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Results {
+    pub flows: Vec<FlowRow>,
+    pub links: Vec<LinkRow>,
+    pub engine: EngineRow,
+}
+
+/// The results as JSON text.
+pub fn to_json(r: &Results) -> serde_json::Result<String> {
+    serde_json::to_string(r)
+}

@@ -1,0 +1,8 @@
+"""Type stubs of the compiled core (private: use the ``tcplab`` package)."""
+
+__version__: str
+
+class CoreScenarioError(Exception): ...
+
+def run_json(scenario: str) -> str:
+    """Run a normalized scenario given as JSON text; return the results as JSON text."""

@@ -1,0 +1,97 @@
+"""The public entry point: :func:`run` and its :class:`Result`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _core
+from .errors import SimulationError
+from .scenario import Scenario, load
+
+#: Fields that measure the machine, not the simulation; they differ between
+#: identical runs and are left out of comparisons.
+WALL_CLOCK_FIELDS = ("engine.wall_seconds",)
+
+
+@dataclass
+class Result:
+    """What one run produced."""
+
+    scenario: Scenario
+    raw: dict[str, Any] = field(repr=False)
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per transfer: id, app, src, dst, cc, iw, bytes, bytes_delivered,
+        start_s, end_s, fct_s, goodput_bps, data_pkts, retx_pkts, timeouts,
+        fast_retx, completed."""
+        return pd.DataFrame.from_records(self.raw["flows"], columns=_FLOW_COLUMNS)
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """One row per link direction: id, src, dst, rate_bps, delay_s, arrivals,
+        departures, departure_bytes, drops, drop_bytes, backlog_end,
+        propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
+        queue_max_bytes."""
+        return pd.DataFrame.from_records(self.raw["links"], columns=_LINK_COLUMNS)
+
+    @property
+    def engine(self) -> dict[str, Any]:
+        """events, sim_seconds, wall_seconds, packets_created, packets_delivered,
+        packets_dropped, packets_in_network_end, packet_pool_peak."""
+        return dict(self.raw["engine"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tcplab_version": _core.__version__,
+            "seed": self.scenario.sim.seed,
+            "scenario": self.scenario.model_dump(mode="json", by_alias=True),
+            "flows": self.raw["flows"],
+            "links": self.raw["links"],
+            "engine": self.raw["engine"],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """All results as one JSON document (keys sorted, so equal runs give equal text)."""
+        return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
+
+
+_FLOW_COLUMNS = [
+    "id", "app", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
+    "goodput_bps", "data_pkts", "retx_pkts", "timeouts", "fast_retx", "completed",
+]  # fmt: skip
+_LINK_COLUMNS = [
+    "id", "src", "dst", "rate_bps", "delay_s", "arrivals", "departures", "departure_bytes", "drops",
+    "drop_bytes", "backlog_end", "propagating_end", "utilization", "queue_avg_pkts", "queue_max_pkts",
+    "queue_max_bytes",
+]  # fmt: skip
+
+
+def run(
+    scenario: str | Path | dict[str, Any] | Scenario,
+    overrides: dict[str, Any] | None = None,
+    seed: int | None = None,
+) -> Result:
+    """Run one scenario.
+
+    `scenario` is a TOML file path, a scenario dictionary, or a validated
+    :class:`Scenario`. `overrides` maps dotted field paths to values
+    (``{"tcp.iw": 4, "topology.bottleneck.rate": "2Mbps"}``); `seed`
+    replaces ``sim.seed``. Raises :class:`tcplab.ScenarioError` for a bad
+    scenario, naming each bad field.
+    """
+    if isinstance(scenario, Scenario):
+        sc = scenario if not (overrides or seed is not None) else load(scenario.model_dump(by_alias=True, mode="json"), overrides, seed)
+    else:
+        sc = load(scenario, overrides, seed)
+    core_doc = json.dumps(sc.to_core())
+    try:
+        out = _core.run_json(core_doc)
+    except _core.CoreScenarioError as e:
+        raise SimulationError(str(e)) from None
+    return Result(scenario=sc, raw=json.loads(out))

@@ -1,0 +1,48 @@
+"""The exceptions tcplab raises: everything derives from :class:`TcplabError`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class TcplabError(Exception):
+    """Base class of every error tcplab raises on purpose."""
+
+
+@dataclass(frozen=True)
+class FieldProblem:
+    """One problem with one field of a scenario."""
+
+    field: str
+    message: str
+    value: object = None
+    has_value: bool = False
+
+    def __str__(self) -> str:
+        if self.has_value:
+            return f"{self.field} = {self.value!r}: {self.message}"
+        return f"{self.field}: {self.message}"
+
+
+class ScenarioError(TcplabError):
+    """A scenario file, dictionary or override that cannot be run.
+
+    ``problems`` lists each bad field with its value and what is allowed.
+    """
+
+    def __init__(self, problems: list[FieldProblem] | str, source: str | None = None):
+        if isinstance(problems, str):
+            problems = [FieldProblem("scenario", problems)]
+        self.problems = problems
+        self.source = source
+        where = f" in {source}" if source else ""
+        if len(problems) == 1:
+            text = f"invalid scenario{where}: {problems[0]}"
+        else:
+            lines = "\n".join(f"  - {p}" for p in problems)
+            text = f"invalid scenario{where} ({len(problems)} problems):\n{lines}"
+        super().__init__(text)
+
+
+class SimulationError(TcplabError):
+    """The core refused or failed to run a scenario that passed validation."""

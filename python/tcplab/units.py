@@ -1,0 +1,126 @@
+"""Human units in scenario files: rates, durations, sizes, queue limits.
+
+Every parser accepts either a string with a unit ("1.5Mbps", "50ms", "64KiB",
+"25pkt") or a bare number in the base unit (bits per second, seconds, bytes,
+packets), and returns an integer in the core's base unit (bits per second,
+nanoseconds, bytes). Bad input raises ``ValueError`` with a message that says
+what is allowed; the scenario loader adds the field name and the value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal, InvalidOperation
+
+_NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+)"
+
+RATE_UNITS = {"bps": 1, "kbps": 10**3, "Kbps": 10**3, "Mbps": 10**6, "Gbps": 10**9, "Tbps": 10**12}
+DURATION_UNITS = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9, "min": 60 * 10**9}
+SIZE_UNITS = {
+    "B": 1,
+    "kB": 10**3,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "KiB": 2**10,
+    "MiB": 2**20,
+    "GiB": 2**30,
+}
+PACKET_UNITS = ("pkt", "pkts", "packets")
+
+RATE_HELP = "a rate such as '1.5Mbps', '10Gbps', '64kbps' (units: bps, kbps, Mbps, Gbps, Tbps)"
+DURATION_HELP = "a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"
+SIZE_HELP = "a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"
+LIMIT_HELP = "a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"
+WINDOW_HELP = "a window in segments such as '1000pkt', or in bytes such as '64KiB'"
+
+
+def _split(value: object, units: dict[str, int] | tuple[str, ...], help_text: str) -> tuple[Decimal, str | None]:
+    if isinstance(value, bool):
+        raise ValueError(f"expected {help_text}")
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"expected {help_text}")
+        return Decimal(str(value)), None
+    if not isinstance(value, str):
+        raise ValueError(f"expected {help_text}")
+    m = re.fullmatch(_NUM + r"\s*([A-Za-z]*)", value.strip())
+    if not m:
+        raise ValueError(f"expected {help_text}")
+    try:
+        number = Decimal(m.group(1))
+    except InvalidOperation:  # pragma: no cover - the regex admits only numbers
+        raise ValueError(f"expected {help_text}") from None
+    unit = m.group(2) or None
+    if unit is not None and unit not in units:
+        raise ValueError(f"unknown unit '{unit}': expected {help_text}")
+    return number, unit
+
+
+def _to_int(x: Decimal, what: str) -> int:
+    if x < 0:
+        raise ValueError(f"{what} must not be negative")
+    return int(x.to_integral_value(rounding="ROUND_HALF_EVEN"))
+
+
+def parse_rate(value: object) -> int:
+    """Bits per second."""
+    number, unit = _split(value, RATE_UNITS, RATE_HELP)
+    bps = _to_int(number * RATE_UNITS[unit or "bps"], "a rate")
+    if bps <= 0:
+        raise ValueError("a rate must be positive")
+    return bps
+
+
+def parse_duration(value: object) -> int:
+    """Nanoseconds; a bare number is in seconds."""
+    number, unit = _split(value, DURATION_UNITS, DURATION_HELP)
+    return _to_int(number * DURATION_UNITS[unit or "s"], "a duration")
+
+
+def parse_size(value: object) -> int:
+    """Bytes; a bare number is in bytes."""
+    number, unit = _split(value, SIZE_UNITS, SIZE_HELP)
+    return _to_int(number * SIZE_UNITS[unit or "B"], "a size")
+
+
+def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
+    """('pkts', n) or ('bytes', n); a bare number counts packets."""
+    if isinstance(value, str):
+        m = re.fullmatch(r"\s*([0-9]+)\s*(pkt|pkts|packets)\s*", value)
+        if m:
+            return "pkts", int(m.group(1))
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"expected {help_text}; it must not be negative")
+        return "pkts", value
+    try:
+        return "bytes", parse_size(value)
+    except ValueError:
+        raise ValueError(f"expected {help_text}") from None
+
+
+def _exact(n: int, table: dict[str, int], order: tuple[str, ...], base: str) -> str:
+    """The largest unit in `order` that shows `n` exactly with at most 3 decimals."""
+    for unit in order:
+        q = Decimal(n) / Decimal(table[unit])
+        if q >= 1 and q == q.quantize(Decimal("0.001")):
+            return f"{q.normalize():f}{unit}"
+    return f"{n}{base}"
+
+
+def format_rate(bps: int) -> str:
+    return _exact(bps, RATE_UNITS, ("Tbps", "Gbps", "Mbps", "kbps"), "bps")
+
+
+def format_duration(ns: int) -> str:
+    if ns == 0:
+        return "0s"
+    return _exact(ns, DURATION_UNITS, ("s", "ms", "us"), "ns")
+
+
+def format_size(n: int) -> str:
+    if n == 0:
+        return "0B"
+    return _exact(n, SIZE_UNITS, ("GiB", "MiB", "KiB", "GB", "MB", "kB"), "B")
