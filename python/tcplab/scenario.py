@@ -322,7 +322,7 @@ class Scenario(_Model):
             if tcp.rto_min > tcp.rto_max:
                 out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
             if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
-                out.append(FieldProblem("tcp.window", "must hold at least one segment (mss)", tcp.window, True))
+                out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
             if self.sim.duration is None:
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, RepeatApp) and a.count is None)
                 if endless:
@@ -566,6 +566,8 @@ def _walk(loc: tuple[Any, ...]) -> tuple[str, Optional[type[BaseModel]]]:
             current = typing.get_args(ann)[0]
             continue
         if isinstance(ann, type) and issubclass(ann, BaseModel):
+            if elem not in ann.model_fields and "type" in ann.model_fields and elem in typing.get_args(ann.model_fields["type"].annotation):
+                continue  # the tag of a one-member tagged union
             parent = ann
             field = ann.model_fields.get(elem) or next((f for f in ann.model_fields.values() if f.alias == elem), None)
             current = field.annotation if field is not None else None
@@ -584,6 +586,8 @@ def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
             node = node[elem]
         elif isinstance(node, dict) and node.get("type") == elem:
             continue
+        elif not isinstance(node, (dict, list)):
+            return True, node  # a shorthand (queue = "25pkt") stands for the whole table
         else:
             return False, None
     return True, node
@@ -624,5 +628,6 @@ def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProbl
             msg = f"needs at least {ctx.get('min_length')} item(s)"
         else:
             msg = e["msg"]
-        out.append(FieldProblem(path, msg, value, has))
+        # Tables and lists are not repeated in the message: the path names them.
+        out.append(FieldProblem(path, msg, value, has and not isinstance(value, (dict, list))))
     return out

@@ -1,0 +1,141 @@
+"""Bad scenarios are refused with a message naming the field, the value and
+what is allowed; on the command line, with exit status 2 and no traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import tcplab
+from tcplab.cli import main
+
+from .conftest import dumbbell
+
+BASE = dumbbell()
+
+# (overrides, exact message after "invalid scenario: ")
+CASES = [
+    ({"topology.bottleneck.rate": "2Mbs"},
+     "topology.bottleneck.rate = '2Mbs': unknown unit 'Mbs': expected a rate such as '1.5Mbps', '10Gbps', '64kbps' (units: bps, kbps, Mbps, Gbps, Tbps)"),
+    ({"topology.bottleneck.delay": "-5ms"},
+     "topology.bottleneck.delay = '-5ms': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
+    ({"topology.type": "star"}, "topology.type = 'star': unknown type; allowed: 'dumbbell', 'explicit'"),
+    ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'reno'"),
+    ({"tcp.iw": 0}, "tcp.iw = 0: Input should be greater than or equal to 1"),
+    ({"topology.bottleneck.queue": "lots"},
+     "topology.bottleneck.queue.limit = 'lots': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),
+    ({"topology.bottleneck.queue": {"type": "droptail", "limt": 4}},
+     "topology.bottleneck.queue.limt: unknown field; allowed fields here: type, limit"),
+    ({"topology.left_access.delay": ["1ms", "2ms", "3ms"], "topology.left": 2},
+     "topology: left_access.delay lists 3 delays for 2 hosts; give one delay or exactly 2"),
+    ({"apps.0.size": "inf"}, "sim.duration: is 'none' but apps[0] never ends; set a duration such as '60s'"),
+    ({"apps.0.src": "x9"}, "apps[0].src = 'x9': unknown node; allowed: s0, r0, r1, k0"),
+    ({"tcp.window": "1000B"}, "tcp.window = '1kB': must hold at least one segment of mss = 1460 bytes"),
+    ({"apps.0.type": "repeat", "apps.0.think": {"type": "uniform", "min": "5s", "max": "1s"}, "sim.duration": "10s"},
+     "apps[0].think: min must not exceed max"),
+    ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat'"),
+    ({"apps.0.tcp": {"iww": 3}},
+     "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, ssthresh, rto_initial, rto_min, "
+     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, delayed_ack, delack_timeout, delack_segments"),
+    ({"sim.seed": -1}, "sim.seed = -1: Input should be greater than or equal to 0"),
+    ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
+    ({"apps": []}, "apps: needs at least 1 item(s)"),
+    ({"tcp": 5}, "tcp = 5: expected a table"),
+    ({"apps.5.size": 3}, "apps.5: no such list element; indices 0..0"),
+    ({"sim.duration": "forever"},
+     "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("overrides,message", CASES, ids=[m.split(" ")[0].split(":")[0] + f"-{i}" for i, (_, m) in enumerate(CASES)])
+def test_bad_field_message(overrides, message) -> None:
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(BASE, overrides=overrides)
+    assert str(exc.value) == f"invalid scenario: {message}"
+
+
+def test_unknown_top_level_table() -> None:
+    with pytest.raises(tcplab.ScenarioError, match=r"^invalid scenario: simm: unknown field; allowed fields here: sim, topology, tcp, apps$"):
+        tcplab.run({**BASE, "simm": {}})
+
+
+def test_explicit_topology_unknown_node_and_self_loop() -> None:
+    sc = {
+        "topology": {"type": "explicit", "nodes": ["a", "b"], "links": [{"from": "a", "to": "c", "rate": "1Mbps"}, {"from": "b", "to": "b", "rate": "1Mbps"}]},
+        "apps": [{"type": "bulk", "src": "a", "dst": "b"}],
+    }
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(sc)
+    assert exc.value.problems[0].field == "topology.links[0].to"
+    assert str(exc.value.problems[0]) == "topology.links[0].to = 'c': unknown node; allowed: a, b"
+    assert str(exc.value.problems[1]) == "topology.links[1].to = 'b': a link must join two different nodes"
+
+
+def test_unreachable_destination_is_reported() -> None:
+    sc = {
+        "topology": {"type": "explicit", "nodes": ["a", "b", "c"], "links": [{"from": "a", "to": "b", "rate": "1Mbps", "duplex": False}]},
+        "apps": [{"type": "bulk", "src": "a", "dst": "b"}],
+    }
+    with pytest.raises(tcplab.SimulationError, match=r"apps\[0\]: no route from 'b' to 'a'"):
+        tcplab.run(sc)
+
+
+def test_every_problem_is_listed() -> None:
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(BASE, overrides={"tcp.iw": 0, "tcp.cc": "x", "topology.bottleneck.rate": "fast"})
+    assert [p.field for p in exc.value.problems] == ["topology.bottleneck.rate", "tcp.cc", "tcp.iw"]
+    assert str(exc.value).startswith("invalid scenario (3 problems):\n  - topology.bottleneck.rate = 'fast'")
+
+
+def test_errors_are_tcplab_errors() -> None:
+    assert issubclass(tcplab.ScenarioError, tcplab.TcplabError)
+    assert issubclass(tcplab.SimulationError, tcplab.TcplabError)
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def _write(tmp_path: Path, text: str) -> str:
+    p = tmp_path / "s.toml"
+    p.write_text(text)
+    return str(p)
+
+
+GOOD = """
+[topology]
+type = "dumbbell"
+[[apps]]
+type = "bulk"
+src = "s0"
+dst = "k0"
+size = "100kB"
+"""
+
+
+@pytest.mark.parametrize(
+    "text,args,message",
+    [
+        (GOOD, ["--set", "tcp.iw=zero"], "tcp.iw = 'zero': Input should be a valid integer, unable to parse string as an integer"),
+        (GOOD, ["--set", "tcp.iw"], "--set 'tcp.iw': expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps"),
+        (GOOD + "\n[tcp]\niw = 'x'\n", [], "tcp.iw = 'x': Input should be a valid integer"),
+        ("[topology\n", [], "not valid TOML"),
+        (GOOD.replace('type = "dumbbell"', 'type = "dumbbell"\nspeed = 3'), [], "topology.speed: unknown field; allowed fields here: type, left, right, bottleneck, left_access, right_access"),
+    ],
+)
+def test_cli_bad_input_exits_2(tmp_path, text, args, message) -> None:
+    path = _write(tmp_path, text)
+    r = CliRunner().invoke(main, ["run", path, *args])
+    assert r.exit_code == 2
+    assert message in r.output
+    assert "Traceback" not in r.output
+
+
+def test_cli_missing_file_exits_2_without_traceback(tmp_path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(tmp_path / "nope.toml")], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "file not found" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -1,0 +1,52 @@
+"""The command line on the shipped example."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import tcplab
+from tcplab.cli import main
+
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "dumbbell-bulk.toml")
+
+
+def test_run_prints_summary_tables() -> None:
+    r = CliRunner().invoke(main, ["run", EXAMPLE])
+    assert r.exit_code == 0, r.output
+    assert "Transfers (" in r.output and "Busiest links" in r.output
+    assert "r0→r1" in r.output
+
+
+def test_json_matches_python_api() -> None:
+    r = CliRunner().invoke(main, ["run", EXAMPLE, "--json"])
+    assert r.exit_code == 0
+    doc = json.loads(r.output)
+    api = json.loads(tcplab.run(EXAMPLE).to_json())
+    for d in (doc, api):
+        d["engine"].pop("wall_seconds")
+    assert doc == api
+    assert set(doc) == {"tcplab_version", "seed", "scenario", "flows", "links", "engine"}
+
+
+def test_set_and_seed_reach_the_simulation() -> None:
+    args = ["run", EXAMPLE, "--json", "--set", "tcp.iw=4", "--set", "topology.bottleneck.rate=2Mbps", "--seed", "7"]
+    doc = json.loads(CliRunner().invoke(main, args).output)
+    assert doc["seed"] == 7
+    assert doc["scenario"]["topology"]["bottleneck"]["rate"] == "2Mbps"
+    assert {f["iw"] for f in doc["flows"]} == {4}
+    bott = next(link for link in doc["links"] if (link["src"], link["dst"]) == ("r0", "r1"))
+    assert bott["rate_bps"] == 2_000_000
+
+
+def test_version() -> None:
+    r = CliRunner().invoke(main, ["--version"])
+    assert r.exit_code == 0 and tcplab.__version__ in r.output
+
+
+def test_dumped_scenario_reloads_to_the_same_run() -> None:
+    res = tcplab.run(EXAMPLE, overrides={"tcp.iw": 3})
+    again = tcplab.run(res.to_dict()["scenario"])
+    assert again.raw["flows"] == res.raw["flows"]

@@ -1,0 +1,94 @@
+"""Invariants that hold for every run: conservation of packets and bytes,
+queue limits, utilization bounds."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import tcplab
+
+from .conftest import dumbbell
+
+
+def lossy_scenarios():
+    """Congested dumbbells: small buffers, many flows, packet and byte limits, delayed ACKs."""
+    for n, queue, delack, iw in itertools.product([2, 6], ["8pkt", "20pkt", "16KiB"], [False, True], [1, 4]):
+        apps = [{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf", "start": f"{0.05 * i}s"} for i in range(n)]
+        apps.append({"type": "repeat", "name": "ftp", "src": "s0", "dst": "k1", "size": "30kB", "think": {"type": "exponential", "mean": "500ms"}})
+        yield pytest.param(
+            dumbbell(
+                left=n,
+                right=n,
+                bottleneck_rate="2Mbps",
+                bottleneck_delay="20ms",
+                bottleneck_queue=queue,
+                access_rate="10Mbps",
+                access_delay=[f"{1 + i}ms" for i in range(n)],
+                access_queue="50pkt",
+                duration="20s",
+                tcp={"iw": iw, "delayed_ack": delack, "window": "40pkt", "rto_min": "200ms"},
+                apps=apps,
+            ),
+            id=f"n{n}-{queue}-delack{int(delack)}-iw{iw}",
+        )
+
+
+@pytest.mark.parametrize("sc", list(lossy_scenarios()))
+def test_conservation_and_limits(sc) -> None:
+    res = tcplab.run(sc)
+    links, flows, eng = res.links, res.flows, res.engine
+    assert links.drops.sum() > 0, "the scenario must exercise loss"
+    # Every link: arrivals = departures + drops + backlog at the end.
+    assert (links.arrivals == links.departures + links.drops + links.backlog_end).all()
+    # The whole network: every packet made is delivered, dropped or still inside.
+    inside = int(links.backlog_end.sum() + links.propagating_end.sum())
+    assert eng["packets_in_network_end"] == inside
+    assert eng["packets_created"] == eng["packets_delivered"] + eng["packets_dropped"] + inside
+    assert eng["packets_dropped"] == links.drops.sum()
+    # Queue limits hold, utilization is a fraction.
+    limit = sc["topology"]["bottleneck"]["queue"]
+    bott = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
+    if limit.endswith("pkt"):
+        assert bott.queue_max_pkts <= int(limit[:-3])
+    else:
+        assert bott.queue_max_bytes <= 16 * 1024
+    access = links[~links.src.isin(["r0", "r1"]) | ~links.dst.isin(["r0", "r1"])]
+    assert (access.queue_max_pkts <= 50).all()
+    assert ((links.utilization >= 0) & (links.utilization <= 1 + 1e-12)).all()
+    assert (links.queue_avg_pkts <= links.queue_max_pkts + 1e-12).all()
+    # Receivers: completed transfers got exactly their bytes; none got more.
+    done = flows[flows.completed]
+    assert len(done) > 0
+    assert (done.bytes_delivered == done.bytes).all()
+    bounded = flows[flows.bytes.notna()]
+    assert (bounded.bytes_delivered <= bounded.bytes).all()
+    # Retransmissions were needed and counted, and never exceed what was sent.
+    assert flows.retx_pkts.sum() > 0
+    assert (flows.retx_pkts <= flows.data_pkts).all()
+
+
+def test_packet_counts_match_across_hops() -> None:
+    """Departures from the access links equal arrivals at the bottleneck plus
+    what is still propagating on them, for a run that ends with traffic in flight."""
+    sc = dumbbell(left=3, right=3, bottleneck_rate="1.5Mbps", bottleneck_queue="10pkt", access_rate="10Mbps", duration="30s",
+                  tcp={"window": "30pkt"},
+                  apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(3)])  # fmt: skip
+    links = tcplab.run(sc).links
+    into_r0 = links[links.dst == "r0"]
+    out_of_r0 = links[links.src == "r0"]
+    # Packets that reached r0 = departures onto links into r0 minus those still propagating.
+    reached = int((into_r0.departures - into_r0.propagating_end).sum())
+    # Everything that reaches r0 is offered to exactly one outgoing link of r0.
+    assert reached == int(out_of_r0.arrivals.sum())
+
+
+def test_more_buffer_means_fewer_drops() -> None:
+    drops = []
+    for q in ("5pkt", "20pkt", "80pkt"):
+        sc = dumbbell(left=4, right=4, bottleneck_rate="2Mbps", bottleneck_queue=q, access_rate="10Mbps", duration="30s",
+                      tcp={"window": "50pkt"},
+                      apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(4)])  # fmt: skip
+        drops.append(int(tcplab.run(sc).links.drops.sum()))
+    assert drops[0] > drops[1] > drops[2]
