@@ -92,3 +92,28 @@ def test_more_buffer_means_fewer_drops() -> None:
                       apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(4)])  # fmt: skip
         drops.append(int(tcplab.run(sc).links.drops.sum()))
     assert drops[0] > drops[1] > drops[2]
+
+
+@pytest.mark.parametrize("duration", ["none", "7.3s"])
+def test_event_free_hand_on_changes_nothing(duration) -> None:
+    """Links that hand packets straight on to a link fed by them alone save
+    an event per packet; every result must be the same as with arrival events."""
+    import json
+
+    from tcplab import _core
+
+    apps = [{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "400kB", "start": f"{0.1 * i}s"} for i in range(4)]
+    apps.append({"type": "bulk", "src": "k0", "dst": "s1", "size": "300kB"})  # reverse traffic shares the links
+    sc = tcplab.load(dumbbell(left=4, right=4, bottleneck_rate="3Mbps", bottleneck_queue="12pkt", access_rate="20Mbps",
+                              duration=duration, tcp={"window": "40pkt", "delayed_ack": True}, apps=apps))  # fmt: skip
+    doc = sc.to_core()
+    runs = []
+    for advance in (False, True):
+        out = json.loads(_core.run_json(json.dumps({**doc, "advance_links": advance})))
+        runs.append(out)
+    events = [r["engine"].pop("events") for r in runs]
+    for r in runs:
+        r["engine"].pop("wall_seconds")
+    assert runs[0] == runs[1]
+    assert events[1] < events[0], "some links hand packets on without events"
+    assert sum(r["drops"] for r in runs[0]["links"]) > 0

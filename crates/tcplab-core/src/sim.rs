@@ -110,7 +110,7 @@ impl Simulator {
             route_ids.insert((a, b), id);
             Ok(id)
         };
-        let mut apps = Vec::with_capacity(sc.apps.len());
+        let mut apps: Vec<App> = Vec::with_capacity(sc.apps.len());
         let mut app_routes = Vec::with_capacity(sc.apps.len());
         let mut events = EventQueue::new();
         for (i, a) in sc.apps.iter().enumerate() {
@@ -135,6 +135,12 @@ impl Simulator {
                 rng: RngStream::new(sc.seed, &format!("app/{}", a.name)),
                 transfers_started: 0,
             });
+        }
+        drop(route);
+        if sc.advance_links {
+            for (l, on) in advancing_links(links.len(), &routes).into_iter().enumerate() {
+                links[l].set_advancing(on);
+            }
         }
         Ok(Simulator {
             now: Time::ZERO,
@@ -175,17 +181,36 @@ impl Simulator {
         }
     }
 
-    /// Offer packet `pkt` to `link`.
+    /// Offer packet `pkt` to `link` now; through advancing links, on to the
+    /// links after them at the packet's arrival times.
     #[inline]
-    fn forward(&mut self, pkt: PacketId, link: u32) {
-        let bytes = self.pool.get(pkt).wire_bytes;
-        match self.links[link as usize].offer(self.now, pkt, bytes) {
-            Offer::Dropped => {
-                self.dropped += 1;
-                self.pool.free(pkt);
+    fn forward(&mut self, pkt: PacketId, mut link: u32) {
+        let mut at = self.now;
+        loop {
+            let bytes = self.pool.get(pkt).wire_bytes;
+            let l = &mut self.links[link as usize];
+            match l.offer(at, pkt, bytes) {
+                Offer::Dropped => {
+                    self.dropped += 1;
+                    self.pool.free(pkt);
+                    return;
+                }
+                Offer::Admitted { wake, arrive } => {
+                    if !l.is_advancing() {
+                        if let Some(t) = wake {
+                            self.events.push(t, Ev::Link(link));
+                        }
+                        return;
+                    }
+                    if self.stop.is_some_and(|s| arrive > s) {
+                        return; // still propagating when the run ends
+                    }
+                    let p = self.pool.get_mut(pkt);
+                    p.hop += 1;
+                    link = self.routes[p.route as usize][p.hop as usize];
+                    at = arrive;
+                }
             }
-            Offer::Admitted { wake: Some(t) } => self.events.push(t, Ev::Link(link)),
-            Offer::Admitted { wake: None } => {}
         }
     }
 
@@ -452,4 +477,38 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
     let t0 = std::time::Instant::now();
     sim.run();
     Ok(sim.results(t0.elapsed().as_secs_f64()))
+}
+
+/// Which links may hand packets on without an arrival event: those whose
+/// every packet continues onto a link fed by this link alone (no other link
+/// and no local sender feeds it), by every route of the run.
+fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
+    const INJECT: u32 = u32::MAX;
+    const NONE: u32 = u32::MAX - 1;
+    const MANY: u32 = u32::MAX - 2;
+    // The single input of each link, or MANY.
+    let mut input = vec![NONE; n_links];
+    for r in routes {
+        for (j, &l) in r.iter().enumerate() {
+            let from = if j == 0 { INJECT } else { r[j - 1] };
+            let slot = &mut input[l as usize];
+            *slot = match *slot {
+                NONE => from,
+                x if x == from => x,
+                _ => MANY,
+            };
+        }
+    }
+    let mut ok = vec![true; n_links];
+    let mut used = vec![false; n_links];
+    for r in routes {
+        for (j, &l) in r.iter().enumerate() {
+            used[l as usize] = true;
+            let hands_on = r.get(j + 1).is_some_and(|&next| input[next as usize] == l);
+            if !hands_on {
+                ok[l as usize] = false;
+            }
+        }
+    }
+    ok.iter().zip(&used).map(|(&o, &u)| o && u).collect()
 }

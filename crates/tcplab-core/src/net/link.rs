@@ -68,9 +68,10 @@ pub struct LinkReport {
 pub enum Offer {
     /// Dropped by the queue discipline; the caller frees the packet.
     Dropped,
-    /// Admitted. `wake` is `Some(t)` when the link was empty and the caller
-    /// must schedule the link's head arrival at `t`.
-    Admitted { wake: Option<Time> },
+    /// Admitted; the packet reaches the far node at `arrive`. `wake` is
+    /// `Some(arrive)` when the link was empty, so that the caller (for an
+    /// event-driven link) must schedule the link's head arrival.
+    Admitted { wake: Option<Time>, arrive: Time },
 }
 
 pub struct Link {
@@ -84,6 +85,12 @@ pub struct Link {
     started: usize,
     waiting_bytes: u64,
     busy_until: Time,
+    /// Whether packets are handed to the next link as soon as they are
+    /// admitted here (see [`Link::set_advancing`]) instead of by an arrival event.
+    advancing: bool,
+    /// Serialization times of the last two packet sizes seen (data and ACKs),
+    /// so the per-packet path does no 128-bit division.
+    ser_cache: [(u32, Dur); 2],
     pub counters: LinkCounters,
 }
 
@@ -99,8 +106,40 @@ impl Link {
             started: 0,
             waiting_bytes: 0,
             busy_until: Time::ZERO,
+            advancing: false,
+            ser_cache: [(0, Dur::ZERO); 2],
             counters: LinkCounters::default(),
         }
+    }
+
+    #[inline]
+    fn ser(&mut self, bytes: u32) -> Dur {
+        if self.ser_cache[0].0 == bytes {
+            return self.ser_cache[0].1;
+        }
+        if self.ser_cache[1].0 == bytes {
+            self.ser_cache.swap(0, 1);
+            return self.ser_cache[0].1;
+        }
+        let d = Dur::serialization(u64::from(bytes), self.rate_bps);
+        self.ser_cache[1] = self.ser_cache[0];
+        self.ser_cache[0] = (bytes, d);
+        d
+    }
+
+    /// Make this link hand every admitted packet on at once, at its arrival
+    /// time, instead of waking the engine when it arrives. Valid when every
+    /// packet crossing this link continues onto a link whose only input is
+    /// this one: that link then sees the same offers, in the same order and at
+    /// the same simulated times, as with an arrival event, so results are
+    /// unchanged and an event per packet is saved. Arrived packets are then
+    /// removed lazily, on the next offer.
+    pub fn set_advancing(&mut self, on: bool) {
+        self.advancing = on;
+    }
+
+    pub fn is_advancing(&self) -> bool {
+        self.advancing
     }
 
     /// Move the cursor past every packet whose transmission has started by `now`.
@@ -124,12 +163,21 @@ impl Link {
     /// Offer a packet of `bytes` wire bytes at `now`.
     #[inline]
     pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
+        if self.advancing {
+            // Forget packets that have reached the far node (handed on already).
+            while self.fifo.front().is_some_and(|e| e.arrive <= now) {
+                self.pop_front_entry();
+            }
+        }
         let c = &mut self.counters;
         c.arrivals += 1;
         c.arrival_bytes += u64::from(bytes);
+        // Bring the cursor to `now`: every earlier packet whose transmission
+        // has started leaves the waiting count.
+        self.advance(now);
         let must_wait = self.busy_until > now;
         if must_wait {
-            let occ = self.occupancy(now);
+            let occ = Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes };
             if !self.disc.admit(occ, u64::from(bytes)) {
                 self.counters.drops += 1;
                 self.counters.drop_bytes += u64::from(bytes);
@@ -137,7 +185,7 @@ impl Link {
             }
         }
         let tx_start = if must_wait { self.busy_until } else { now };
-        let ser = Dur::serialization(u64::from(bytes), self.rate_bps);
+        let ser = self.ser(bytes);
         let tx_end = tx_start + ser;
         let arrive = tx_end + self.delay;
         self.busy_until = tx_end;
@@ -159,21 +207,27 @@ impl Link {
             debug_assert_eq!(self.started, self.fifo.len() - 1);
             self.started += 1;
         }
-        Offer::Admitted { wake: if was_empty { Some(arrive) } else { None } }
+        Offer::Admitted { wake: if was_empty { Some(arrive) } else { None }, arrive }
     }
 
     /// Called at the head packet's arrival time: remove it and return it with
     /// the next wake-up, if any packet remains.
     #[inline]
     pub fn pop_arrival(&mut self, now: Time) -> (PacketId, Option<Time>) {
-        let head = self.fifo.pop_front().expect("link woken with nothing in flight");
+        let head = self.pop_front_entry();
         debug_assert_eq!(head.arrive, now);
+        (head.pkt, self.fifo.front().map(|e| e.arrive))
+    }
+
+    #[inline]
+    fn pop_front_entry(&mut self) -> InFlight {
+        let head = self.fifo.pop_front().expect("link woken with nothing in flight");
         if self.started > 0 {
             self.started -= 1;
         } else {
             self.waiting_bytes -= u64::from(head.bytes);
         }
-        (head.pkt, self.fifo.front().map(|e| e.arrive))
+        head
     }
 
     /// The summary of the run, ending at `end`.
@@ -231,9 +285,9 @@ mod tests {
         let mut l = link(2);
         let t0 = Time::ZERO;
         // First packet goes straight into service, two wait, the fourth is dropped.
-        assert_eq!(l.offer(t0, 0, 1500), Offer::Admitted { wake: Some(Time::from_ns(58_000_000)) });
-        assert_eq!(l.offer(t0, 1, 1500), Offer::Admitted { wake: None });
-        assert_eq!(l.offer(t0, 2, 1500), Offer::Admitted { wake: None });
+        assert_eq!(l.offer(t0, 0, 1500), Offer::Admitted { wake: Some(Time::from_ns(58_000_000)), arrive: Time::from_ns(58_000_000) });
+        assert_eq!(l.offer(t0, 1, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(66_000_000) });
+        assert_eq!(l.offer(t0, 2, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(74_000_000) });
         assert_eq!(l.offer(t0, 3, 1500), Offer::Dropped);
         assert_eq!(l.occupancy(t0).packets, 2);
         // At 8 ms the second packet starts, so one is waiting.

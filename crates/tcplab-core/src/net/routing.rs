@@ -49,7 +49,8 @@ impl Router {
 
     /// The links from `src` to `dst`, or `None` if `dst` is unreachable.
     pub fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
-        let d = self.distances(dst).clone();
+        self.distances(dst);
+        let d = &self.dist_to[&dst];
         if d[src as usize] == u32::MAX {
             return None;
         }

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""Long-lived Reno flows on a dumbbell: tcplab against ns-2 on the same machine.
+
+Sender i reaches router r0 over 1 Gb/s with a 1 + (i mod 10) ms delay; the
+bottleneck r0->r1 has a 50 ms delay and a DropTail queue of 100 packets; r1
+reaches receiver i over 1 Gb/s with a 1 ms delay. Segments carry 1460 bytes
+(1500 on the wire), windows go up to 1000 packets, flow i starts at 0.01*i s.
+
+    A: 10 flows at 1.5 Mb/s for 360 s
+    B: 100 flows at 45 Mb/s for 100 s
+    C: 1000 flows at 1 Gb/s for 10 s
+
+For each case the script runs tcplab and, when the `ns` binary of ns-2 is on
+the PATH (Debian package `ns2`; `--install-ns2` installs it with apt-get), the
+same case in ns-2, interleaved, each in a fresh process. It prints the
+bottleneck packets departed per wall second of the simulation loop and the
+peak resident memory of each process, and the ratio tcplab / ns-2.
+
+    python benchmarks/bench_dumbbell.py                 # all cases
+    python benchmarks/bench_dumbbell.py --cases B --repeat 3
+
+This is a benchmark, not a test: it asserts nothing about time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+CASES = {
+    "A": dict(flows=10, rate="1.5Mbps", ns2_rate="1.5Mb", duration=360),
+    "B": dict(flows=100, rate="45Mbps", ns2_rate="45Mb", duration=100),
+    "C": dict(flows=1000, rate="1Gbps", ns2_rate="1Gb", duration=10),
+}
+
+
+def tcplab_scenario(flows: int, rate: str, duration: float, **_: object) -> dict:
+    return {
+        "sim": {"duration": f"{duration}s", "seed": 1},
+        "topology": {
+            "type": "dumbbell",
+            "left": flows,
+            "right": flows,
+            "bottleneck": {"rate": rate, "delay": "50ms", "queue": "100pkt"},
+            "left_access": {"rate": "1Gbps", "delay": [f"{1 + i % 10}ms" for i in range(flows)], "queue": "10000pkt"},
+            "right_access": {"rate": "1Gbps", "delay": "1ms", "queue": "10000pkt"},
+        },
+        "tcp": {"cc": "reno", "mss": "1460B", "header": "40B", "window": "1000pkt", "iw": 1, "rto_min": "200ms"},
+        "apps": [
+            {"type": "bulk", "name": f"f{i}", "src": f"s{i}", "dst": f"k{i}", "size": "inf", "start": f"{0.01 * i:.2f}s"}
+            for i in range(flows)
+        ],
+    }
+
+
+TCPLAB_CHILD = r"""
+import json, sys, time
+import tcplab
+sc = json.loads(sys.stdin.read())
+res = tcplab.run(sc)
+links = res.links
+b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
+print(json.dumps({"departed": int(b.departures), "loop_s": res.engine["wall_seconds"], "events": res.engine["events"]}))
+"""
+
+NS2_TEMPLATE = r"""
+set ns [new Simulator]
+Agent/TCP set packetSize_ 1500
+Agent/TCP set window_ 1000
+Agent/TCP set windowInit_ 1
+Agent/TCP set minrto_ 0.2
+set N {flows}
+set r0 [$ns node]
+set r1 [$ns node]
+$ns duplex-link $r0 $r1 {rate} 50ms DropTail
+$ns queue-limit $r0 $r1 100
+$ns queue-limit $r1 $r0 100
+set qmon [$ns monitor-queue $r0 $r1 ""]
+for {{set i 0}} {{$i < $N}} {{incr i}} {{
+    set s($i) [$ns node]
+    set k($i) [$ns node]
+    $ns duplex-link $s($i) $r0 1Gb [expr 1 + $i % 10]ms DropTail
+    $ns duplex-link $r1 $k($i) 1Gb 1ms DropTail
+    $ns queue-limit $s($i) $r0 10000
+    $ns queue-limit $r1 $k($i) 10000
+    set tcp($i) [new Agent/TCP/Reno]
+    $ns attach-agent $s($i) $tcp($i)
+    set sink($i) [new Agent/TCPSink]
+    $ns attach-agent $k($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $ns at [expr 0.01 * $i] "$ftp($i) start"
+}}
+proc finish {{}} {{
+    global qmon t0
+    set dt [expr ([clock microseconds] - $t0) / 1e6]
+    puts "RESULT [$qmon set pdepartures_] $dt"
+    exit 0
+}}
+$ns at {duration} "finish"
+set t0 [clock microseconds]
+$ns run
+"""
+
+
+@dataclass
+class Sample:
+    departed: int
+    loop_s: float
+    process_s: float
+    rss_mb: float
+
+    @property
+    def pps(self) -> float:
+        return self.departed / self.loop_s
+
+
+def run_measured(cmd: list[str], stdin_text: str | None) -> tuple[str, float, float]:
+    """Run `cmd`, returning (stdout, process wall seconds, peak RSS in MB)."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as fin, tempfile.TemporaryFile("w+") as fout, tempfile.TemporaryFile("w+") as ferr:
+        if stdin_text is not None:
+            fin.write(stdin_text)
+            fin.flush()
+            fin.seek(0)
+        pid = os.fork()
+        if pid == 0:  # child
+            os.dup2(fin.fileno(), 0)
+            os.dup2(fout.fileno(), 1)
+            os.dup2(ferr.fileno(), 2)
+            try:
+                os.execvp(cmd[0], cmd)
+            finally:
+                os._exit(127)
+        _, status, ru = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+        fout.seek(0)
+        ferr.seek(0)
+        out, err = fout.read(), ferr.read()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"{cmd[0]} failed: {err[-2000:]}")
+    return out, wall, ru.ru_maxrss / 1024.0
+
+
+def run_tcplab(case: dict) -> Sample:
+    out, wall, rss = run_measured([sys.executable, "-c", TCPLAB_CHILD], json.dumps(tcplab_scenario(**case)))
+    d = json.loads(out.strip().splitlines()[-1])
+    return Sample(d["departed"], d["loop_s"], wall, rss)
+
+
+def run_ns2(case: dict, workdir: str) -> Sample:
+    path = os.path.join(workdir, "case.tcl")
+    with open(path, "w") as f:
+        f.write(NS2_TEMPLATE.format(flows=case["flows"], rate=case["ns2_rate"], duration=case["duration"]))
+    out, wall, rss = run_measured(["ns", path], None)
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT"))
+    _, departed, loop = line.split()
+    return Sample(int(departed), float(loop), wall, rss)
+
+
+def install_ns2() -> None:
+    subprocess.run(["apt-get", "update", "-qq"], check=True)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cases", default="ABC", help="which cases to run (default: ABC)")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved repetitions per case (median reported)")
+    ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
+    ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
+    ap.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    args = ap.parse_args()
+    if args.install_ns2 and not args.no_ns2 and shutil.which("ns") is None:
+        install_ns2()
+    use_ns2 = not args.no_ns2 and shutil.which("ns") is not None
+    if not args.no_ns2 and not use_ns2:
+        print("ns-2 (`ns`) not found: running tcplab only (pass --install-ns2 to install it)", file=sys.stderr)
+    rows = []
+    with tempfile.TemporaryDirectory() as wd:
+        for name in args.cases:
+            case = CASES[name]
+            ours, theirs = [], []
+            for _ in range(args.repeat):
+                ours.append(run_tcplab(case))
+                print(f"  {name}: tcplab  {ours[-1].departed:>9} pkts  {ours[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+                if use_ns2:
+                    theirs.append(run_ns2(case, wd))
+                    print(f"  {name}: ns-2    {theirs[-1].departed:>9} pkts  {theirs[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+            row = {
+                "case": name,
+                **case,
+                "tcplab_departed": ours[0].departed,
+                "tcplab_pps": statistics.median(s.pps for s in ours),
+                "tcplab_rss_mb": max(s.rss_mb for s in ours),
+                "tcplab_process_s": statistics.median(s.process_s for s in ours),
+            }
+            if theirs:
+                row.update(
+                    ns2_departed=theirs[0].departed,
+                    ns2_pps=statistics.median(s.pps for s in theirs),
+                    ns2_rss_mb=max(s.rss_mb for s in theirs),
+                    ns2_process_s=statistics.median(s.process_s for s in theirs),
+                )
+                row["ratio"] = row["tcplab_pps"] / row["ns2_pps"]
+            rows.append(row)
+    print()
+    hdr = f"{'case':<5}{'flows':>6}{'rate':>9}{'sim s':>7} | {'tcplab pkts':>12}{'pkts/wall s':>13}{'RSS MB':>8}"
+    if use_ns2:
+        hdr += f" | {'ns-2 pkts':>10}{'pkts/wall s':>13}{'RSS MB':>8} | {'ratio':>7}"
+    print(hdr)
+    print("-" * len(hdr))
+    for r in rows:
+        line = f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}{r['tcplab_rss_mb']:>8.0f}"
+        if use_ns2:
+            line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ratio']:>6.1f}x"
+        print(line)
+    print("\npkts/wall s: bottleneck packets departed per wall second of the simulation loop;")
+    print("RSS MB: peak resident memory of the whole process (Python and Tcl interpreters included).")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
