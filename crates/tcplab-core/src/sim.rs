@@ -136,7 +136,6 @@ impl Simulator {
                 transfers_started: 0,
             });
         }
-        drop(route);
         if sc.advance_links {
             for (l, on) in advancing_links(links.len(), &routes).into_iter().enumerate() {
                 links[l].set_advancing(on);
