@@ -511,3 +511,39 @@ fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
     }
     ok.iter().zip(&used).map(|(&o, &u)| o && u).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::advancing_links;
+
+    fn routes(rs: &[&[u32]]) -> Vec<Box<[u32]>> {
+        rs.iter().map(|r| r.to_vec().into_boxed_slice()).collect()
+    }
+
+    #[test]
+    fn dumbbell_bottleneck_hands_on_but_access_links_do_not() {
+        // Links: 0 s0->r0, 1 s1->r0, 2 r0->r1, 3 r1->k0, 4 r1->k1, 5 k0->r1, 6 r1->r0, 7 r0->s0.
+        let rs = routes(&[&[0, 2, 3], &[1, 2, 4], &[5, 6, 7]]);
+        let adv = advancing_links(9, &rs);
+        // r0->r1 feeds r1->k0 and r1->k1, each fed by r0->r1 alone.
+        assert!(adv[2]);
+        // r1->r0 feeds r0->s0 alone.
+        assert!(adv[6]);
+        // s0->r0 feeds r0->r1, which two links feed; last hops deliver.
+        assert!(!adv[0] && !adv[1] && !adv[3] && !adv[4] && !adv[7]);
+        // k0->r1 feeds r1->r0, fed by k0->r1 alone.
+        assert!(adv[5]);
+        // An unused link never hands on.
+        assert!(!adv[8]);
+    }
+
+    #[test]
+    fn a_second_input_or_a_local_sender_prevents_hand_on() {
+        // Link 1 is fed by link 0 and, on another route, by a sender at its own node.
+        let rs = routes(&[&[0, 1, 2], &[1, 2]]);
+        let adv = advancing_links(3, &rs);
+        assert!(!adv[0], "link 1 has a second input (injection)");
+        assert!(adv[1], "link 2 is fed by link 1 alone");
+        assert!(!adv[2]);
+    }
+}
