@@ -97,15 +97,21 @@ def base_rtt(bottleneck_bps: float) -> float:
     return one_way(MSS + HDR) + one_way(HDR)
 
 
+def long_flow(window: int) -> tcplab.Result:
+    """One unbounded transfer over a 10 Mb/s bottleneck for 200 s."""
+    return tcplab.run(
+        dumbbell(
+            bottleneck_rate="10Mbps",
+            duration="200s",
+            tcp={"window": f"{window}pkt"},
+            apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}],
+        )
+    )
+
+
 @pytest.mark.parametrize("window", [5, 20, 60])
 def test_window_below_bdp_gets_window_over_rtt(window: int) -> None:
-    sc = dumbbell(
-        bottleneck_rate="10Mbps",
-        duration="200s",
-        tcp={"window": f"{window}pkt"},
-        apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}],
-    )
-    res = tcplab.run(sc)
+    res = long_flow(window)
     rtt = base_rtt(10e6)
     assert window * (MSS + HDR) * 8 / rtt < 10e6, "the window is below the BDP"
     expected = window * MSS * 8 / rtt
@@ -114,13 +120,7 @@ def test_window_below_bdp_gets_window_over_rtt(window: int) -> None:
 
 @pytest.mark.parametrize("window", [100, 300])
 def test_window_above_bdp_gets_the_bottleneck_rate(window: int) -> None:
-    sc = dumbbell(
-        bottleneck_rate="10Mbps",
-        duration="200s",
-        tcp={"window": f"{window}pkt"},
-        apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}],
-    )
-    res = tcplab.run(sc)
+    res = long_flow(window)
     assert window * (MSS + HDR) * 8 / base_rtt(10e6) > 10e6, "the window is above the BDP"
     assert res.links.drops.sum() == 0
     expected = 10e6 * MSS / (MSS + HDR)

@@ -32,6 +32,29 @@ struct TimerSlot {
     scheduled: Option<Time>,
 }
 
+impl TimerSlot {
+    /// The component wants a wake-up at `deadline`: returns the generation of
+    /// a new event to schedule, or `None` when the live event comes first.
+    fn arm(&mut self, deadline: Option<Time>) -> Option<(Time, u32)> {
+        let d = deadline?;
+        if self.scheduled.is_some_and(|s| s <= d) {
+            return None;
+        }
+        self.gen = self.gen.wrapping_add(1);
+        self.scheduled = Some(d);
+        Some((d, self.gen))
+    }
+
+    /// An event of generation `gen` fired: whether it is the live one.
+    fn fire(&mut self, gen: u32) -> bool {
+        if self.gen != gen {
+            return false;
+        }
+        self.scheduled = None;
+        true
+    }
+}
+
 struct Conn {
     app: u32,
     data_route: u32,
@@ -311,33 +334,24 @@ impl Simulator {
 
     fn sync_rto(&mut self, c: u32) {
         let conn = &mut self.conns[c as usize];
-        if let Some(d) = conn.sender.poll_timeout() {
-            if conn.rto.scheduled.is_none_or(|s| s > d) {
-                conn.rto.gen = conn.rto.gen.wrapping_add(1);
-                conn.rto.scheduled = Some(d);
-                self.events.push(d, Ev::Rto { conn: c, gen: conn.rto.gen });
-            }
+        if let Some((t, gen)) = conn.rto.arm(conn.sender.poll_timeout()) {
+            self.events.push(t, Ev::Rto { conn: c, gen });
         }
     }
 
     fn sync_delack(&mut self, c: u32) {
         let conn = &mut self.conns[c as usize];
-        if let Some(d) = conn.receiver.poll_timeout() {
-            if conn.delack.scheduled.is_none_or(|s| s > d) {
-                conn.delack.gen = conn.delack.gen.wrapping_add(1);
-                conn.delack.scheduled = Some(d);
-                self.events.push(d, Ev::DelAck { conn: c, gen: conn.delack.gen });
-            }
+        if let Some((t, gen)) = conn.delack.arm(conn.receiver.poll_timeout()) {
+            self.events.push(t, Ev::DelAck { conn: c, gen });
         }
     }
 
     fn on_rto(&mut self, c: u32, gen: u32) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
-        if conn.rto.gen != gen {
+        if !conn.rto.fire(gen) {
             return;
         }
-        conn.rto.scheduled = None;
         match conn.sender.poll_timeout() {
             None => {}
             Some(d) if d > now => self.sync_rto(c),
@@ -353,10 +367,9 @@ impl Simulator {
     fn on_delack(&mut self, c: u32, gen: u32) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
-        if conn.delack.gen != gen {
+        if !conn.delack.fire(gen) {
             return;
         }
-        conn.delack.scheduled = None;
         match conn.receiver.poll_timeout() {
             None => {}
             Some(d) if d > now => self.sync_delack(c),
