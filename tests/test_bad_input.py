@@ -24,7 +24,7 @@ CASES = [
     ({"topology.bottleneck.delay": "-5ms"},
      "topology.bottleneck.delay = '-5ms': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
     ({"topology.type": "star"}, "topology.type = 'star': unknown type; allowed: 'dumbbell', 'explicit'"),
-    ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'reno'"),
+    ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'tahoe', 'reno' or 'newreno'"),
     ({"tcp.iw": 0}, "tcp.iw = 0: Input should be greater than or equal to 1"),
     ({"topology.bottleneck.queue": "lots"},
      "topology.bottleneck.queue.limit = 'lots': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),

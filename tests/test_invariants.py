@@ -117,3 +117,16 @@ def test_event_free_hand_on_changes_nothing(duration) -> None:
     assert runs[0] == runs[1]
     assert events[1] < events[0], "some links hand packets on without events"
     assert sum(r["drops"] for r in runs[0]["links"]) > 0
+
+
+@pytest.mark.parametrize("cc", ["tahoe", "reno", "newreno"])
+def test_every_variant_conserves_and_delivers(cc) -> None:
+    sc = dumbbell(left=4, right=4, bottleneck_rate="2Mbps", bottleneck_queue="10pkt", access_rate="10Mbps",
+                  tcp={"cc": cc, "window": "40pkt", "rto_min": "200ms"},
+                  apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "500kB"} for i in range(4)])  # fmt: skip
+    res = tcplab.run(sc)
+    flows, links = res.flows, res.links
+    assert (flows.cc == cc).all()
+    assert flows.completed.all() and (flows.bytes_delivered == flows.bytes).all()
+    assert links.drops.sum() > 0 and flows.fast_retx.sum() > 0
+    assert (links.arrivals == links.departures + links.drops + links.backlog_end).all()

@@ -68,7 +68,7 @@ Ssthresh = Annotated[
 ]
 PositiveInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
-CcName = Literal["reno"]
+CcName = Literal["tahoe", "reno", "newreno"]
 
 
 class _Model(BaseModel):

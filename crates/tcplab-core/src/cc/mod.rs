@@ -6,10 +6,14 @@
 //! belong to the sender in [`crate::tcp`]. The sender reports events through
 //! the trait and reads [`CongestionControl::window`] back.
 
+pub mod newreno;
 pub mod reno;
+pub mod tahoe;
 
 use crate::time::Time;
+pub use newreno::NewReno;
 pub use reno::{Reno, RenoConfig};
+pub use tahoe::Tahoe;
 
 /// What the sender tells a congestion controller. Only `on_ack`,
 /// `on_congestion_event`, `on_timeout` and `window` must be provided.
@@ -38,13 +42,28 @@ pub trait CongestionControl {
 /// Every controller, dispatched by `match` so the hot path has no virtual call.
 #[derive(Clone, Debug)]
 pub enum AnyCc {
+    Tahoe(Tahoe),
     Reno(Reno),
+    NewReno(NewReno),
+}
+
+/// How the sender recovers after a fast retransmit.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// No fast recovery: go back to the first unacknowledged segment in slow start.
+    None,
+    /// Reno fast recovery: leave on the first ACK of new data (RFC 5681 section 3.2).
+    Reno,
+    /// NewReno: stay until the recover point is acknowledged, retransmitting on each partial ACK (RFC 6582).
+    NewReno,
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $e:expr) => {
         match $self {
+            AnyCc::Tahoe($c) => $e,
             AnyCc::Reno($c) => $e,
+            AnyCc::NewReno($c) => $e,
         }
     };
 }
@@ -52,7 +71,17 @@ macro_rules! dispatch {
 impl AnyCc {
     pub fn name(&self) -> &'static str {
         match self {
+            AnyCc::Tahoe(_) => "tahoe",
             AnyCc::Reno(_) => "reno",
+            AnyCc::NewReno(_) => "newreno",
+        }
+    }
+
+    pub fn recovery(&self) -> Recovery {
+        match self {
+            AnyCc::Tahoe(_) => Recovery::None,
+            AnyCc::Reno(_) => Recovery::Reno,
+            AnyCc::NewReno(_) => Recovery::NewReno,
         }
     }
 }

@@ -1,23 +1,27 @@
 //! Per-connection TCP settings.
 
 use super::rtt::RttConfig;
-use crate::cc::{AnyCc, Reno, RenoConfig};
+use crate::cc::{AnyCc, NewReno, Reno, RenoConfig, Tahoe};
 use crate::time::Dur;
 
 /// Which congestion controller a connection uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum CcKind {
+    Tahoe,
     Reno,
+    NewReno,
 }
 
 impl CcKind {
     pub fn parse(s: &str) -> Option<CcKind> {
         match s {
+            "tahoe" => Some(CcKind::Tahoe),
             "reno" => Some(CcKind::Reno),
+            "newreno" => Some(CcKind::NewReno),
             _ => None,
         }
     }
-    pub const NAMES: &'static [&'static str] = &["reno"];
+    pub const NAMES: &'static [&'static str] = &["tahoe", "reno", "newreno"];
 }
 
 #[derive(Clone, Debug)]
@@ -69,13 +73,16 @@ impl Default for TcpConfig {
 impl TcpConfig {
     pub fn make_cc(&self) -> AnyCc {
         let mss = u64::from(self.mss);
+        let cfg = RenoConfig {
+            mss,
+            initial_window: u64::from(self.iw) * mss,
+            initial_ssthresh: self.initial_ssthresh,
+            abc_limit: u64::from(self.abc_limit),
+        };
         match self.cc {
-            CcKind::Reno => AnyCc::Reno(Reno::new(RenoConfig {
-                mss,
-                initial_window: u64::from(self.iw) * mss,
-                initial_ssthresh: self.initial_ssthresh,
-                abc_limit: u64::from(self.abc_limit),
-            })),
+            CcKind::Tahoe => AnyCc::Tahoe(Tahoe::new(cfg)),
+            CcKind::Reno => AnyCc::Reno(Reno::new(cfg)),
+            CcKind::NewReno => AnyCc::NewReno(NewReno::new(cfg)),
         }
     }
 }

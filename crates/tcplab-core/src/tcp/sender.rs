@@ -9,7 +9,7 @@
 
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
-use crate::cc::{AnyCc, CongestionControl};
+use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
 
 /// A segment the sender wants transmitted.
@@ -167,14 +167,28 @@ impl Sender {
             self.snd_una = ack;
             self.snd_nxt = self.snd_nxt.max(ack);
             self.dupacks = 0;
+            let mut partial = false;
             if self.in_recovery {
-                // Reno leaves fast recovery on the first new ACK and deflates
-                // the window to ssthresh (RFC 5681 section 3.2, step 6).
-                self.in_recovery = false;
-                self.inflation = 0;
-                self.cc.on_recovery_exit(now);
+                partial = self.cc.recovery() == Recovery::NewReno && self.recover.is_some_and(|r| ack < r);
+                if partial {
+                    // RFC 6582 section 3.2, step 3 (partial ACK): retransmit the
+                    // first unacknowledged segment, deflate the window by the
+                    // amount acknowledged and add back one SMSS (never below
+                    // ssthresh here), and stay in recovery.
+                    self.inflation = (self.inflation + self.mss).saturating_sub(acked);
+                } else {
+                    // Reno leaves fast recovery on the first new ACK, NewReno on
+                    // the full ACK; both deflate the window to ssthresh
+                    // (RFC 5681 section 3.2 step 6, RFC 6582 step 3 full ACK).
+                    self.in_recovery = false;
+                    self.inflation = 0;
+                    self.cc.on_recovery_exit(now);
+                }
             } else {
                 self.cc.on_ack(now, acked, flight);
+            }
+            if partial {
+                self.emit(now, self.snd_una, out);
             }
             if self.snd_una >= self.snd_max {
                 // RFC 6298 (5.2): all outstanding data acknowledged.
@@ -198,6 +212,15 @@ impl Sender {
                 self.stats.fast_retx += 1;
                 self.recover = Some(self.snd_max);
                 self.cc.on_congestion_event(now, self.flight());
+                if self.cc.recovery() == Recovery::None {
+                    // Tahoe: no fast recovery; resend from the first
+                    // unacknowledged segment in slow start.
+                    self.timed = None;
+                    self.snd_nxt = self.snd_una;
+                    self.restart_timer(now);
+                    self.send_window(now, out);
+                    return;
+                }
                 self.inflation = u64::from(self.dupthresh) * self.mss;
                 self.in_recovery = true;
                 self.emit(now, self.snd_una, out);
@@ -232,6 +255,7 @@ impl Sender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::CcKind;
     use crate::time::Dur;
 
     const MSS: u64 = 1460;
@@ -277,6 +301,60 @@ mod tests {
         s.on_ack(t, 10 * MSS, &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!((s.stats.fast_retx, s.stats.retx_pkts, s.stats.timeouts), (1, 1, 0));
+    }
+
+    /// A window of ten segments in which segments 0 and 3 are lost: the
+    /// receiver answers segments 1, 2 and 4..9 with duplicate ACKs for byte 0.
+    fn two_losses(cc: CcKind) -> (Sender, Vec<Segment>) {
+        let mut s = Sender::new(&TcpConfig { iw: 10, cc, ..Default::default() }, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        out.clear();
+        let t = Time::from_ns(100_000_000);
+        for _ in 0..8 {
+            s.on_ack(t, 0, &mut out);
+        }
+        (s, out)
+    }
+
+    #[test]
+    fn newreno_retransmits_on_a_partial_ack_and_stays_in_recovery() {
+        let (mut s, out) = two_losses(CcKind::NewReno);
+        assert_eq!(out[0], Segment { seq: 0, len: 1460, retx: true });
+        let t = Time::from_ns(200_000_000);
+        let mut out = Vec::new();
+        // The retransmitted segment 0 fills the first hole: ACK up to segment 3.
+        s.on_ack(t, 3 * MSS, &mut out);
+        assert_eq!(out[0], Segment { seq: 3 * MSS, len: 1460, retx: true }, "partial ACK retransmits at once");
+        assert_eq!((s.stats.fast_retx, s.stats.timeouts), (1, 0));
+        // The full ACK (everything sent before recovery) ends recovery at ssthresh.
+        out.clear();
+        s.on_ack(t, 10 * MSS, &mut out);
+        assert_eq!(s.window(), 5 * MSS);
+        assert_eq!(s.stats.retx_pkts, 2);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_on_a_partial_ack() {
+        let (mut s, _) = two_losses(CcKind::Reno);
+        let mut out = Vec::new();
+        s.on_ack(Time::from_ns(200_000_000), 3 * MSS, &mut out);
+        assert!(out.iter().all(|g| !g.retx), "Reno does not retransmit on a partial ACK");
+        assert_eq!(s.cc.window(), 5 * MSS);
+        // Further duplicate ACKs for segment 3 do not start a second recovery
+        // before the recover point is passed: the timer must repair it.
+        for _ in 0..5 {
+            s.on_ack(Time::from_ns(210_000_000), 3 * MSS, &mut out);
+        }
+        assert_eq!(s.stats.fast_retx, 1);
+    }
+
+    #[test]
+    fn tahoe_restarts_slow_start_after_fast_retransmit() {
+        let (s, out) = two_losses(CcKind::Tahoe);
+        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true }], "one segment, then wait");
+        assert_eq!((s.cc.window(), s.cc.ssthresh()), (MSS, 5 * MSS));
+        assert_eq!(s.stats.fast_retx, 1);
     }
 
     #[test]
