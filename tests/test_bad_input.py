@@ -24,8 +24,8 @@ CASES = [
     ({"topology.bottleneck.delay": "-5ms"},
      "topology.bottleneck.delay = '-5ms': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
     ({"topology.type": "star"}, "topology.type = 'star': unknown type; allowed: 'dumbbell', 'explicit'"),
-    ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'tahoe', 'reno' or 'newreno'"),
-    ({"tcp.iw": 0}, "tcp.iw = 0: Input should be greater than or equal to 1"),
+    ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'tahoe', 'reno', 'newreno', 'sack', 'highspeed' or 'cubic'"),
+    ({"tcp.iw": 0}, "tcp.iw = 0: expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; it must be at least 1"),
     ({"topology.bottleneck.queue": "lots"},
      "topology.bottleneck.queue.limit = 'lots': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),
     ({"topology.bottleneck.queue": {"type": "droptail", "limt": 4}},
@@ -39,8 +39,9 @@ CASES = [
      "apps[0].think: min must not exceed max"),
     ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat'"),
     ({"apps.0.tcp": {"iww": 3}},
-     "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, ssthresh, rto_initial, rto_min, "
-     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, delayed_ack, delack_timeout, delack_segments"),
+     "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
+     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, delayed_ack, delack_timeout, delack_segments, "
+     "limited_transmit, idle_restart, sack_blocks, handshake"),
     ({"sim.seed": -1}, "sim.seed = -1: Input should be greater than or equal to 0"),
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
     ({"apps": []}, "apps: needs at least 1 item(s)"),
@@ -59,7 +60,7 @@ def test_bad_field_message(overrides, message) -> None:
 
 
 def test_unknown_top_level_table() -> None:
-    with pytest.raises(tcplab.ScenarioError, match=r"^invalid scenario: simm: unknown field; allowed fields here: sim, topology, tcp, apps$"):
+    with pytest.raises(tcplab.ScenarioError, match=r"^invalid scenario: simm: unknown field; allowed fields here: sim, topology, tcp, apps, losses, trace$"):
         tcplab.run({**BASE, "simm": {}})
 
 
@@ -119,9 +120,9 @@ size = "100kB"
 @pytest.mark.parametrize(
     "text,args,message",
     [
-        (GOOD, ["--set", "tcp.iw=zero"], "tcp.iw = 'zero': Input should be a valid integer, unable to parse string as an integer"),
+        (GOOD, ["--set", "tcp.iw=zero"], "tcp.iw = 'zero': expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'"),
         (GOOD, ["--set", "tcp.iw"], "--set 'tcp.iw': expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps"),
-        (GOOD + "\n[tcp]\niw = 'x'\n", [], "tcp.iw = 'x': Input should be a valid integer"),
+        (GOOD + "\n[tcp]\nmss = 'x'\n", [], "tcp.mss = 'x': expected a size such as '1460B', '64KiB', '1MB'"),
         ("[topology\n", [], "not valid TOML"),
         (GOOD.replace('type = "dumbbell"', 'type = "dumbbell"\nspeed = 3'), [], "topology.speed: unknown field; allowed fields here: type, left, right, bottleneck, left_access, right_access"),
     ],

@@ -27,9 +27,8 @@ class Result:
 
     @property
     def flows(self) -> pd.DataFrame:
-        """One row per transfer: id, app, src, dst, cc, iw, bytes, bytes_delivered,
-        start_s, end_s, fct_s, goodput_bps, data_pkts, retx_pkts, timeouts,
-        fast_retx, completed."""
+        """One row per transfer (connection): identity, sizes and times, goodput,
+        and web100-style counters (see the README's Results section)."""
         return pd.DataFrame.from_records(self.raw["flows"], columns=_FLOW_COLUMNS)
 
     @property
@@ -39,6 +38,19 @@ class Result:
         propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
         queue_max_bytes."""
         return pd.DataFrame.from_records(self.raw["links"], columns=_LINK_COLUMNS)
+
+    @property
+    def traces(self) -> pd.DataFrame:
+        """Per-connection time series (with ``[trace] interval`` or ``on_change``):
+        flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
+        snd_nxt, rwnd (bytes), tput_bps (periodic rows), state."""
+        return pd.DataFrame.from_records(self.raw["traces"], columns=_TRACE_COLUMNS)
+
+    @property
+    def packets(self) -> pd.DataFrame:
+        """The packet log of the links in ``[trace] links``: t, link, event
+        (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
+        return pd.DataFrame.from_records(self.raw["packets"], columns=_PACKET_COLUMNS)
 
     @property
     def engine(self) -> dict[str, Any]:
@@ -53,6 +65,8 @@ class Result:
             "scenario": self.scenario.model_dump(mode="json", by_alias=True),
             "flows": self.raw["flows"],
             "links": self.raw["links"],
+            "traces": self.raw["traces"],
+            "packets": self.raw["packets"],
             "engine": self.raw["engine"],
         }
 
@@ -63,11 +77,18 @@ class Result:
 
 _FLOW_COLUMNS = [
     "id", "app", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
-    "goodput_bps", "data_pkts", "retx_pkts", "timeouts", "fast_retx", "completed",
+    "goodput_bps", "data_pkts", "retx_pkts", "retx_fast_pkts", "retx_timeout_pkts", "timeouts", "fast_retx",
+    "dupacks", "sack_blocks", "ss_entries", "ca_entries", "rwnd_stalls", "rtt_samples", "srtt_s", "syn_sent",
+    "synack_sent", "closed", "completed",
 ]  # fmt: skip
+_TRACE_COLUMNS = [
+    "flow", "app", "t", "cwnd", "ssthresh", "srtt_s", "rttvar_s", "rto_s", "flight", "snd_una", "snd_nxt",
+    "rwnd", "tput_bps", "state",
+]  # fmt: skip
+_PACKET_COLUMNS = ["t", "link", "event", "flow", "app", "kind", "seq", "len", "retx"]
 _LINK_COLUMNS = [
     "id", "src", "dst", "rate_bps", "delay_s", "arrivals", "departures", "departure_bytes", "drops",
-    "drop_bytes", "backlog_end", "propagating_end", "utilization", "queue_avg_pkts", "queue_max_pkts",
+    "drop_bytes", "loss_drops", "backlog_end", "propagating_end", "utilization", "queue_avg_pkts", "queue_max_pkts",
     "queue_max_bytes",
 ]  # fmt: skip
 

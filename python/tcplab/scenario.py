@@ -61,14 +61,47 @@ SizeOrInf = Annotated[Optional[int], BeforeValidator(_inf_or(units.parse_size)),
 DurationOrNone = Annotated[Optional[int], BeforeValidator(_none_or(units.parse_duration)), _ser(units.format_duration, "none")]
 QueueLimit = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.LIMIT_HELP)), _ser(_fmt_amount)]
 Window = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.WINDOW_HELP)), _ser(_fmt_amount)]
-Ssthresh = Annotated[
-    Optional[tuple[str, int]],
-    BeforeValidator(_inf_or(lambda v: units.parse_packets_or_bytes(v, units.WINDOW_HELP))),
-    _ser(_fmt_amount, "inf"),
-]
+Ssthresh = Annotated[Optional[tuple[str, int]], BeforeValidator(lambda v: _parse_ssthresh(v)), PlainSerializer(lambda v: _fmt_ssthresh(v))]
+IW_HELP = "an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'"
+
+
+def _parse_iw(v: object) -> tuple[str, int]:
+    if isinstance(v, str) and v.strip().lower() in ("rfc3390", "rfc6928"):
+        return v.strip().lower(), 0
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v < 1:
+            raise ValueError(f"expected {IW_HELP}; it must be at least 1")
+        return "pkts", v
+    try:
+        kind, n = units.parse_packets_or_bytes(v, IW_HELP)
+    except ValueError:
+        raise ValueError(f"expected {IW_HELP}") from None
+    if n < 1:
+        raise ValueError(f"expected {IW_HELP}; it must be at least 1")
+    return kind, n
+
+
+def _fmt_iw(v: tuple[str, int]) -> object:
+    kind, n = v
+    return n if kind == "pkts" else (f"{n}B" if kind == "bytes" else kind)
+
+
+def _parse_ssthresh(v: object):
+    if isinstance(v, str) and v.strip().lower() == "bdp":
+        return ("bdp", 0)
+    return _inf_or(lambda x: units.parse_packets_or_bytes(x, units.WINDOW_HELP + ", 'inf' or 'bdp'"))(v)
+
+
+def _fmt_ssthresh(v) -> str:
+    if v is None:
+        return "inf"
+    return "bdp" if v[0] == "bdp" else _fmt_amount(v)
+
+
+InitialWindow = Annotated[tuple[str, int], BeforeValidator(_parse_iw), PlainSerializer(_fmt_iw)]
 PositiveInt = Annotated[int, Field(ge=1)]
 NonNegInt = Annotated[int, Field(ge=0)]
-CcName = Literal["tahoe", "reno", "newreno"]
+CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 
 
 class _Model(BaseModel):
@@ -178,15 +211,18 @@ Topology = Annotated[Union[Dumbbell, Explicit], Field(discriminator="type")]
 
 class Tcp(_Model):
     cc: CcName = "reno"
-    iw: PositiveInt = 1
-    """Initial window, segments."""
+    """tahoe, reno, newreno, sack (RFC 6675), highspeed (RFC 3649), cubic (RFC 9438)."""
+    iw: InitialWindow = 1
+    """Initial window: segments (4), bytes ('4380B'), 'rfc3390' or 'rfc6928'."""
     mss: Annotated[Size, Field(ge=1)] = "1460B"
     header: Size = "40B"
     """Header bytes on every packet (data and ACK)."""
     window: Window = "64KiB"
     """Maximum (receiver) window: '64KiB' or '1000pkt' (segments of mss)."""
+    window_scaling: bool = True
+    """RFC 7323 window scaling; without it the window is at most 65535 bytes."""
     ssthresh: Ssthresh = "inf"
-    """Initial slow-start threshold; 'inf' for unlimited."""
+    """Initial slow-start threshold: 'inf', 'bdp' (the path's bandwidth-delay product), or an amount."""
     rto_initial: Duration = "1s"
     rto_min: Duration = "1s"
     rto_max: Duration = "60s"
@@ -197,6 +233,25 @@ class Tcp(_Model):
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
     delack_segments: PositiveInt = 2
+    limited_transmit: bool = False
+    """RFC 3042: a new segment for each of the first two duplicate ACKs."""
+    idle_restart: bool = True
+    """RFC 5681 section 4.1: after an idle RTO, restart from min(IW, cwnd)."""
+    sack_blocks: Annotated[int, Field(ge=1, le=4)] = 3
+    """Most SACK blocks per ACK (sack, highspeed and cubic use SACK)."""
+    handshake: bool = False
+    """SYN / SYN-ACK / request before data and FIN at the end (two-way TCP)."""
+
+    def iw_bytes(self) -> int:
+        kind, n = self.iw
+        mss = self.mss
+        if kind == "pkts":
+            return n * mss
+        if kind == "bytes":
+            return n
+        if kind == "rfc3390":
+            return min(4 * mss, max(2 * mss, 4380))
+        return min(10 * mss, max(2 * mss, 14600))
 
 
 def _optional_model(model: type[_Model], name: str) -> type[_Model]:
@@ -252,6 +307,8 @@ class BulkApp(_Model):
     size: SizeOrInf = "1MB"
     """Bytes to transfer, or 'inf'."""
     start: Duration = "0s"
+    request: Size = "0B"
+    """Request bytes the client sends when the connection opens (with tcp.handshake)."""
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
 
@@ -265,10 +322,47 @@ class RepeatApp(_Model):
     think: Think = "0s"
     count: Optional[PositiveInt] = None
     """Transfers to make; unset: until the end of the run."""
+    request: Size = "0B"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
 
 App = Annotated[Union[BulkApp, RepeatApp], Field(discriminator="type")]
+
+
+def _link_name(v: object) -> object:
+    if isinstance(v, str):
+        parts = [p.strip() for p in v.split("->")]
+        if len(parts) == 2 and all(parts):
+            return v.replace(" ", "")
+    raise ValueError("expected a link direction such as 'r0->r1'")
+
+
+LinkName = Annotated[str, BeforeValidator(_link_name)]
+PacketKindName = Literal["data", "ack", "syn", "synack", "request", "close"]
+
+
+class Loss(_Model):
+    link: LinkName
+    """The link direction, 'from->to'."""
+    app: Optional[str] = None
+    """Only packets of this application; unset: all."""
+    kind: Optional[PacketKindName] = None
+    """Only packets of this kind; unset: all."""
+    packets: list[PositiveInt] = []
+    """Drop the n-th matching packets that reach the link (1-based; retransmissions count)."""
+    rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    """Drop each matching packet independently with this probability."""
+
+
+class Trace(_Model):
+    interval: DurationOrNone = "none"
+    """Sample traced connections this often ('10ms' as web100); 'none': no periodic samples."""
+    on_change: bool = False
+    """Also record a row whenever cwnd, ssthresh or the state changes."""
+    apps: list[str] = []
+    """Applications to trace; empty: all (when interval or on_change is set)."""
+    links: list[LinkName] = []
+    """Links whose packets are logged (enqueue, dequeue, drop)."""
 
 # ---------------------------------------------------------------- the scenario
 
@@ -278,6 +372,8 @@ class Scenario(_Model):
     topology: Topology
     tcp: Tcp = {}  # type: ignore[assignment]
     apps: Annotated[list[App], Field(min_length=1)]
+    losses: list[Loss] = []
+    trace: Trace = {}  # type: ignore[assignment]
 
     def node_names(self) -> list[str]:
         t = self.topology
@@ -321,16 +417,39 @@ class Scenario(_Model):
             tcp = self.tcp_for(i)
             if tcp.rto_min > tcp.rto_max:
                 out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
+            if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
+                where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
+                out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))
             if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
                 out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
             if self.sim.duration is None:
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, RepeatApp) and a.count is None)
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
+        links = self.link_names()
+        app_names = [self.app_name(i) for i in range(len(self.apps))]
+        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + [("trace.links", self.trace.links)]:
+            for k, name in enumerate(names):
+                if name not in links:
+                    f = where if where != "trace.links" else f"trace.links[{k}]"
+                    out.append(FieldProblem(f, f"no such link; links: {_short_list(sorted(links))}", name, True))
+        for i, l in enumerate(self.losses):
+            if l.app is not None and l.app not in app_names:
+                out.append(FieldProblem(f"losses[{i}].app", f"unknown application; allowed: {_short_list(app_names)}", l.app, True))
+            if not l.packets and l.rate == 0.0:
+                out.append(FieldProblem(f"losses[{i}]", "drops nothing: give packets = [...] or a rate"))
+        for k, name in enumerate(self.trace.apps):
+            if name not in app_names:
+                out.append(FieldProblem(f"trace.apps[{k}]", f"unknown application; allowed: {_short_list(app_names)}", name, True))
         return out
 
+    def link_names(self) -> set[str]:
+        _, links = _core_topology(self.topology)
+        return {f"{l['from']}->{l['to']}" for l in links}
+
     def tcp_for(self, i: int) -> Tcp:
-        over = {k: v for k, v in self.apps[i].tcp.model_dump().items() if v is not None}
+        t = self.apps[i].tcp
+        over = {k: getattr(t, k) for k in type(t).model_fields if getattr(t, k) is not None}
         return self.tcp.model_copy(update=over)
 
     def to_core(self) -> dict[str, Any]:
@@ -347,13 +466,33 @@ class Scenario(_Model):
                 "size_bytes": a.size,
                 "think": None,
                 "count": None,
+                "request_bytes": a.request,
                 "tcp": _core_tcp(self.tcp_for(i)),
             }
             if isinstance(a, RepeatApp):
                 app["think"] = _core_think(a.think)
                 app["count"] = a.count
             apps.append(app)
-        return {"seed": self.sim.seed, "stop_ns": self.sim.duration, "nodes": nodes, "links": links, "apps": apps}
+        losses = []
+        for loss in self.losses:
+            a, b = loss.link.split("->")
+            losses.append({"from": a, "to": b, "app": loss.app, "kind": loss.kind, "nth": list(loss.packets), "rate": loss.rate or None})
+        tr = self.trace
+        trace = {
+            "interval_ns": tr.interval,
+            "on_change": tr.on_change,
+            "apps": list(tr.apps),
+            "links": [name.split("->") for name in tr.links],
+        }
+        return {
+            "seed": self.sim.seed,
+            "stop_ns": self.sim.duration,
+            "nodes": nodes,
+            "links": links,
+            "apps": apps,
+            "losses": losses,
+            "trace": trace,
+        }
 
 
 def _short_list(names: list[str], most: int = 12) -> str:
@@ -416,9 +555,10 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         "cc": t.cc,
         "mss": t.mss,
         "header": t.header,
-        "iw": t.iw,
+        "iw_bytes": t.iw_bytes(),
         "max_window_bytes": _window_bytes(t.window, t.mss),
-        "initial_ssthresh_bytes": None if t.ssthresh is None else _window_bytes(t.ssthresh, t.mss),
+        "initial_ssthresh_bytes": None if t.ssthresh is None or t.ssthresh[0] == "bdp" else _window_bytes(t.ssthresh, t.mss),
+        "ssthresh_bdp": t.ssthresh is not None and t.ssthresh[0] == "bdp",
         "rto_initial_ns": t.rto_initial,
         "rto_min_ns": t.rto_min,
         "rto_max_ns": t.rto_max,
@@ -429,6 +569,10 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         "delayed_ack": t.delayed_ack,
         "delack_timeout_ns": t.delack_timeout,
         "delack_segments": t.delack_segments,
+        "limited_transmit": t.limited_transmit,
+        "idle_restart": t.idle_restart,
+        "sack_blocks": t.sack_blocks,
+        "handshake": t.handshake,
     }
 
 

@@ -25,6 +25,44 @@ pub struct Scenario {
     /// packets on without an arrival event (same results, fewer events).
     #[serde(default = "yes")]
     pub advance_links: bool,
+    #[serde(default)]
+    pub losses: Vec<LossSpec>,
+    #[serde(default)]
+    pub trace: TraceSpec,
+}
+
+/// Loss injection on one link direction.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    pub from: String,
+    pub to: String,
+    /// Only packets of this application (`None`: all).
+    pub app: Option<String>,
+    /// Only packets of this kind (`None`: all kinds).
+    pub kind: Option<String>,
+    /// Drop the n-th matching packets crossing the link (1-based, retransmissions counted).
+    #[serde(default)]
+    pub nth: Vec<u64>,
+    /// Drop each matching packet independently with this probability.
+    pub rate: Option<f64>,
+}
+
+/// What to record while running.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// Sample traced connections every this many ns.
+    pub interval_ns: Option<u64>,
+    /// Also record a row whenever cwnd, ssthresh or the state changes.
+    #[serde(default)]
+    pub on_change: bool,
+    /// Applications whose connections are traced (empty: all, when tracing is on).
+    #[serde(default)]
+    pub apps: Vec<String>,
+    /// Links (from, to) whose packets are logged.
+    #[serde(default)]
+    pub links: Vec<(String, String)>,
 }
 
 fn yes() -> bool {
@@ -67,6 +105,9 @@ pub struct AppSpec {
     pub size_bytes: Option<u64>,
     pub think: Option<ThinkSpec>,
     pub count: Option<u64>,
+    /// Request bytes the client sends when the connection opens (handshake only).
+    #[serde(default)]
+    pub request_bytes: u64,
     pub tcp: TcpSpec,
 }
 
@@ -76,9 +117,12 @@ pub struct TcpSpec {
     pub cc: String,
     pub mss: u32,
     pub header: u32,
-    pub iw: u32,
+    pub iw_bytes: u64,
     pub max_window_bytes: u64,
     pub initial_ssthresh_bytes: Option<u64>,
+    /// Set the initial ssthresh to the path's bandwidth-delay product.
+    #[serde(default)]
+    pub ssthresh_bdp: bool,
     pub rto_initial_ns: u64,
     pub rto_min_ns: u64,
     pub rto_max_ns: u64,
@@ -89,6 +133,19 @@ pub struct TcpSpec {
     pub delayed_ack: bool,
     pub delack_timeout_ns: u64,
     pub delack_segments: u32,
+    #[serde(default)]
+    pub limited_transmit: bool,
+    #[serde(default = "yes")]
+    pub idle_restart: bool,
+    #[serde(default = "three")]
+    pub sack_blocks: u32,
+    /// SYN / SYN-ACK / request before data, FIN at the end.
+    #[serde(default)]
+    pub handshake: bool,
+}
+
+fn three() -> u32 {
+    3
 }
 
 fn invalid(field: String, message: impl Into<String>) -> Error {
@@ -146,7 +203,10 @@ impl TcpSpec {
             }
         };
         positive("mss", u64::from(self.mss))?;
-        positive("iw", u64::from(self.iw))?;
+        positive("iw", self.iw_bytes)?;
+        if !(1..=4).contains(&self.sack_blocks) {
+            return Err(invalid(format!("{field}.sack_blocks"), "must be 1 to 4"));
+        }
         positive("dupack_threshold", u64::from(self.dupack_threshold))?;
         positive("delack_segments", u64::from(self.delack_segments))?;
         if self.max_window_bytes < u64::from(self.mss) {
@@ -159,7 +219,7 @@ impl TcpSpec {
             cc,
             mss: self.mss,
             header: self.header,
-            iw: self.iw,
+            iw_bytes: self.iw_bytes,
             max_window: self.max_window_bytes,
             initial_ssthresh: self.initial_ssthresh_bytes.unwrap_or(u64::MAX),
             rtt: RttConfig {
@@ -174,6 +234,9 @@ impl TcpSpec {
             delayed_ack: self.delayed_ack,
             delack_timeout: Dur::from_ns(self.delack_timeout_ns),
             delack_segments: self.delack_segments,
+            limited_transmit: self.limited_transmit,
+            idle_restart: self.idle_restart,
+            sack_blocks: self.sack_blocks,
         })
     }
 }

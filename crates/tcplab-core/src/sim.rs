@@ -1,14 +1,15 @@
 //! The simulator: builds a network from a [`Scenario`] and runs it.
 
 use crate::app::App;
+use crate::cc::CongestionControl;
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
 use crate::error::{Error, Result};
 use crate::net::routing::Router;
-use crate::net::{Link, Offer, Packet, PacketId, PacketKind, PacketPool};
-use crate::scenario::Scenario;
-use crate::stats::{EngineRow, FlowRow, LinkRow, Results};
-use crate::tcp::{Receiver, Segment, Sender, TcpConfig};
+use crate::net::{Link, Offer, Packet, PacketId, PacketKind, PacketPool, MAX_SACK};
+use crate::scenario::{LossSpec, Scenario};
+use crate::stats::{EngineRow, FlowRow, LinkRow, PacketRow, Results, TraceRow};
+use crate::tcp::{Listener, Opener, Receiver, Segment, Sender, State};
 use crate::time::{Dur, Time};
 use std::collections::HashMap;
 
@@ -18,10 +19,16 @@ enum Ev {
     Link(u32),
     /// A connection's retransmission timer, valid if `gen` is current.
     Rto { conn: u32, gen: u32 },
-    /// A connection's delayed-ACK timer, valid if `gen` is current.
+    /// A connection's delayed-ACK timer.
     DelAck { conn: u32, gen: u32 },
+    /// The client's SYN timer.
+    Syn { conn: u32, gen: u32 },
+    /// The server's SYN-ACK timer.
+    SynAck { conn: u32, gen: u32 },
     /// An application opens its next transfer.
     Start(u32),
+    /// Periodic sampling of traced connections.
+    Sample,
 }
 
 /// A lazily cancelled timer: at most one live event in the queue, identified
@@ -55,6 +62,16 @@ impl TimerSlot {
     }
 }
 
+struct Handshake {
+    opener: Opener,
+    listener: Listener,
+    syn_timer: TimerSlot,
+    synack_timer: TimerSlot,
+    request_bytes: u32,
+    client_fin: bool,
+    closed: bool,
+}
+
 struct Conn {
     app: u32,
     data_route: u32,
@@ -65,12 +82,50 @@ struct Conn {
     receiver: Receiver,
     rto: TimerSlot,
     delack: TimerSlot,
+    hs: Option<Box<Handshake>>,
     reported_done: bool,
+    traced: bool,
+    /// (cwnd, ssthresh, state) of the last trace row written on change.
+    last_change: (u64, u64, State),
+    /// snd_una at the last periodic sample.
+    last_una: u64,
 }
 
 struct AppRoutes {
     data: u32,
     ack: u32,
+}
+
+struct LossRule {
+    app: Option<u32>,
+    kind: Option<PacketKind>,
+    nth: Vec<u64>,
+    next: usize,
+    seen: u64,
+    rate: Option<f64>,
+    rng: RngStream,
+}
+
+/// Per-link taps: loss injection rules and the packet log. Empty unless asked for.
+#[derive(Default)]
+struct Tap {
+    rules: Vec<LossRule>,
+    log: bool,
+}
+
+const LOG_ENQUEUE: u8 = 0;
+const LOG_DEQUEUE: u8 = 1;
+const LOG_DROP: u8 = 2;
+
+struct LogRow {
+    t: Time,
+    link: u32,
+    event: u8,
+    conn: u32,
+    kind: PacketKind,
+    seq: u64,
+    len: u32,
+    retx: bool,
 }
 
 pub struct Simulator {
@@ -79,12 +134,22 @@ pub struct Simulator {
     events: EventQueue<Ev>,
     pool: PacketPool,
     links: Vec<Link>,
+    /// Loss injection and logging, per link; `tapped[l]` says whether to look.
+    taps: Vec<Tap>,
+    tapped: Vec<bool>,
     routes: Vec<Box<[u32]>>,
     nodes: Vec<String>,
     apps: Vec<App>,
     app_routes: Vec<AppRoutes>,
+    app_traced: Vec<bool>,
+    handshake: Vec<bool>,
+    request_bytes: Vec<u32>,
     conns: Vec<Conn>,
     seg_buf: Vec<Segment>,
+    trace_interval: Option<Dur>,
+    trace_on_change: bool,
+    traces: Vec<TraceRow>,
+    log: Vec<LogRow>,
     processed: u64,
     delivered: u64,
     dropped: u64,
@@ -103,6 +168,7 @@ impl Simulator {
         };
         let mut links = Vec::with_capacity(sc.links.len());
         let mut ends = Vec::with_capacity(sc.links.len());
+        let mut link_index: HashMap<(u32, u32), u32> = HashMap::new();
         for (i, l) in sc.links.iter().enumerate() {
             let field = format!("links[{i}]");
             let a = node(format!("{field}.from"), &l.from)?;
@@ -115,6 +181,7 @@ impl Simulator {
             }
             links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field)?));
             ends.push((a, b));
+            link_index.entry((a, b)).or_insert(i as u32);
         }
         let mut router = Router::new(sc.nodes.len(), &ends);
         let mut routes: Vec<Box<[u32]>> = Vec::new();
@@ -135,6 +202,9 @@ impl Simulator {
         };
         let mut apps: Vec<App> = Vec::with_capacity(sc.apps.len());
         let mut app_routes = Vec::with_capacity(sc.apps.len());
+        let mut app_index: HashMap<&str, u32> = HashMap::new();
+        let mut handshake = Vec::new();
+        let mut request_bytes = Vec::new();
         let mut events = EventQueue::new();
         for (i, a) in sc.apps.iter().enumerate() {
             let field = format!("apps[{i}]");
@@ -143,8 +213,14 @@ impl Simulator {
             if src == dst {
                 return Err(Error::Invalid { field: format!("{field}.dst"), message: "is the same node as src".into() });
             }
+            if app_index.insert(a.name.as_str(), i as u32).is_some() {
+                return Err(Error::Invalid { field: format!("{field}.name"), message: format!("'{}' is used twice", a.name) });
+            }
             let tcp = a.tcp.build(&format!("{field}.tcp"))?;
-            app_routes.push(AppRoutes { data: route(&field, src, dst)?, ack: route(&field, dst, src)? });
+            let r = AppRoutes { data: route(&field, src, dst)?, ack: route(&field, dst, src)? };
+            app_routes.push(r);
+            handshake.push(a.tcp.handshake);
+            request_bytes.push(u32::try_from(a.request_bytes).map_err(|_| Error::Invalid { field: format!("{field}.request"), message: "is too large".into() })?);
             let start = Time::from_ns(a.start_ns);
             events.push(start, Ev::Start(i as u32));
             apps.push(App {
@@ -159,6 +235,40 @@ impl Simulator {
                 transfers_started: 0,
             });
         }
+        for (i, a) in sc.apps.iter().enumerate() {
+            if a.tcp.ssthresh_bdp {
+                let r = &app_routes[i];
+                let tcp = &mut apps[i].tcp;
+                let bdp = bdp_bytes(&links, &routes[r.data as usize], &routes[r.ack as usize], tcp);
+                tcp.initial_ssthresh = bdp.max(2 * u64::from(tcp.mss));
+            }
+        }
+        // Taps: loss injection and the packet log.
+        let mut taps: Vec<Tap> = (0..links.len()).map(|_| Tap::default()).collect();
+        for (i, l) in sc.losses.iter().enumerate() {
+            let field = format!("losses[{i}]");
+            let (link, rule) = loss_rule(sc.seed, &field, l, &index, &link_index, &app_index)?;
+            taps[link as usize].rules.push(rule);
+        }
+        for (i, (a, b)) in sc.trace.links.iter().enumerate() {
+            let field = format!("trace.links[{i}]");
+            let (a, b) = (node(field.clone(), a)?, node(field.clone(), b)?);
+            let l = *link_index.get(&(a, b)).ok_or_else(|| Error::Invalid { field, message: "no such link".into() })?;
+            taps[l as usize].log = true;
+        }
+        let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
+        let tracing = sc.trace.interval_ns.is_some() || sc.trace.on_change;
+        let mut app_traced = vec![tracing && sc.trace.apps.is_empty(); apps.len()];
+        for (i, name) in sc.trace.apps.iter().enumerate() {
+            let a = *app_index.get(name.as_str()).ok_or_else(|| Error::Invalid { field: format!("trace.apps[{i}]"), message: format!("unknown application '{name}'") })?;
+            app_traced[a as usize] = tracing;
+        }
+        let trace_interval = sc.trace.interval_ns.filter(|&n| n > 0).map(Dur::from_ns);
+        if let Some(iv) = trace_interval {
+            if app_traced.iter().any(|&t| t) {
+                events.push(Time::ZERO + iv, Ev::Sample);
+            }
+        }
         if sc.advance_links {
             for (l, on) in advancing_links(links.len(), &routes).into_iter().enumerate() {
                 links[l].set_advancing(on);
@@ -170,12 +280,21 @@ impl Simulator {
             events,
             pool: PacketPool::default(),
             links,
+            taps,
+            tapped,
             routes,
             nodes: sc.nodes.clone(),
             apps,
             app_routes,
+            app_traced,
+            handshake,
+            request_bytes,
             conns: Vec::new(),
             seg_buf: Vec::new(),
+            trace_interval,
+            trace_on_change: sc.trace.on_change,
+            traces: Vec::new(),
+            log: Vec::new(),
             processed: 0,
             delivered: 0,
             dropped: 0,
@@ -195,7 +314,10 @@ impl Simulator {
                 Ev::Link(l) => self.on_link(l),
                 Ev::Rto { conn, gen } => self.on_rto(conn, gen),
                 Ev::DelAck { conn, gen } => self.on_delack(conn, gen),
+                Ev::Syn { conn, gen } => self.on_syn_timer(conn, gen),
+                Ev::SynAck { conn, gen } => self.on_synack_timer(conn, gen),
                 Ev::Start(a) => self.start_transfer(a),
+                Ev::Sample => self.on_sample(),
             }
         }
         if let Some(s) = self.stop {
@@ -210,15 +332,31 @@ impl Simulator {
         let mut at = self.now;
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;
+            if self.tapped[link as usize] && self.tap_drops(at, pkt, link) {
+                self.dropped += 1;
+                self.pool.free(pkt);
+                return;
+            }
             let l = &mut self.links[link as usize];
-            match l.offer(at, pkt, bytes) {
+            let offer = l.offer(at, pkt, bytes);
+            let advancing = l.is_advancing();
+            if self.tapped[link as usize] && self.taps[link as usize].log {
+                match offer {
+                    Offer::Dropped => self.log_packet(at, link, LOG_DROP, pkt),
+                    Offer::Admitted { tx_start, .. } => {
+                        self.log_packet(at, link, LOG_ENQUEUE, pkt);
+                        self.log_packet(tx_start, link, LOG_DEQUEUE, pkt);
+                    }
+                }
+            }
+            match offer {
                 Offer::Dropped => {
                     self.dropped += 1;
                     self.pool.free(pkt);
                     return;
                 }
-                Offer::Admitted { wake, arrive } => {
-                    if !l.is_advancing() {
+                Offer::Admitted { wake, arrive, .. } => {
+                    if !advancing {
                         if let Some(t) = wake {
                             self.events.push(t, Ev::Link(link));
                         }
@@ -234,6 +372,44 @@ impl Simulator {
                 }
             }
         }
+    }
+
+    /// Loss injection at `link`: true if the packet is to be dropped.
+    fn tap_drops(&mut self, at: Time, pkt: PacketId, link: u32) -> bool {
+        let p = *self.pool.get(pkt);
+        let app = self.conns[p.conn as usize].app;
+        let mut drop = false;
+        for r in &mut self.taps[link as usize].rules {
+            if r.app.is_some_and(|a| a != app) || r.kind.is_some_and(|k| k != p.kind) {
+                continue;
+            }
+            r.seen += 1;
+            while r.next < r.nth.len() && r.nth[r.next] < r.seen {
+                r.next += 1;
+            }
+            if r.nth.get(r.next) == Some(&r.seen) {
+                r.next += 1;
+                drop = true;
+            }
+            if let Some(rate) = r.rate {
+                if r.rng.uniform01() < rate {
+                    drop = true;
+                }
+            }
+        }
+        if drop {
+            self.links[link as usize].count_injected_drop(p.wire_bytes);
+            if self.taps[link as usize].log {
+                self.log_packet(at, link, LOG_DROP, pkt);
+            }
+        }
+        drop
+    }
+
+    fn log_packet(&mut self, t: Time, link: u32, event: u8, pkt: PacketId) {
+        let p = self.pool.get(pkt);
+        let seq = if p.kind == PacketKind::Ack { p.ack } else { p.seq };
+        self.log.push(LogRow { t, link, event, conn: p.conn, kind: p.kind, seq, len: p.len, retx: p.retx });
     }
 
     fn on_link(&mut self, l: u32) {
@@ -253,6 +429,14 @@ impl Simulator {
             match p.kind {
                 PacketKind::Data => self.on_data(p),
                 PacketKind::Ack => self.on_ack(p),
+                PacketKind::Syn => self.on_syn(p.conn),
+                PacketKind::SynAck => self.on_synack(p.conn),
+                PacketKind::Request => self.on_request(p.conn),
+                PacketKind::Close => {
+                    if let Some(hs) = self.conns[p.conn as usize].hs.as_mut() {
+                        hs.closed = true;
+                    }
+                }
             }
         }
     }
@@ -263,42 +447,51 @@ impl Simulator {
         self.forward(id, first);
     }
 
+    /// Send a control packet (no payload beyond `extra` bytes).
+    fn send_control(&mut self, c: u32, kind: PacketKind, extra: u32) {
+        let conn = &self.conns[c as usize];
+        let route = match kind {
+            PacketKind::SynAck | PacketKind::Close | PacketKind::Data => conn.data_route,
+            _ => conn.ack_route,
+        };
+        let mut p = Packet::new(c, route, kind, conn.header + extra, self.now);
+        p.len = extra;
+        self.inject(p);
+    }
+
+    /// Transmit what the sender put in `seg_buf`, then re-arm its timer.
     fn send_segments(&mut self, c: u32) {
         let mut buf = std::mem::take(&mut self.seg_buf);
         let conn = &self.conns[c as usize];
-        let (route, header) = (conn.data_route, conn.header);
+        let (route, header, fin) = (conn.data_route, conn.header, conn.hs.is_some());
         for s in buf.drain(..) {
-            self.inject(Packet {
-                conn: c,
-                route,
-                hop: 0,
-                wire_bytes: s.len + header,
-                kind: PacketKind::Data,
-                seq: s.seq,
-                len: s.len,
-                ack: 0,
-                retx: s.retx,
-                sent: self.now,
-            });
+            let mut p = Packet::new(c, route, PacketKind::Data, s.len + header, self.now);
+            p.seq = s.seq;
+            p.len = s.len;
+            p.retx = s.retx;
+            p.fin = fin && s.last;
+            self.inject(p);
         }
         self.seg_buf = buf;
         self.sync_rto(c);
+        if self.trace_on_change && self.conns[c as usize].traced {
+            self.trace_change(c);
+        }
     }
 
-    fn send_ack(&mut self, c: u32, ack: u64) {
+    fn send_ack(&mut self, c: u32, ack: u64, fin: bool) {
         let conn = &self.conns[c as usize];
-        let p = Packet {
-            conn: c,
-            route: conn.ack_route,
-            hop: 0,
-            wire_bytes: conn.header,
-            kind: PacketKind::Ack,
-            seq: 0,
-            len: 0,
-            ack,
-            retx: false,
-            sent: self.now,
-        };
+        let mut blocks = [(0u64, 0u64); MAX_SACK];
+        let n = conn.receiver.sack_blocks(&mut blocks);
+        // TCP SACK option: 2 bytes plus 8 per block (RFC 2018 section 3).
+        let opt = if n > 0 { 2 + 8 * n as u32 } else { 0 };
+        let mut p = Packet::new(c, conn.ack_route, PacketKind::Ack, conn.header + opt, self.now);
+        p.ack = ack;
+        p.fin = fin;
+        p.nsack = n as u8;
+        for (k, &(s, e)) in blocks[..n].iter().enumerate() {
+            p.sack[k] = ((s - ack) as u32, (e - ack) as u32);
+        }
         self.inject(p);
     }
 
@@ -311,8 +504,16 @@ impl Simulator {
         if newly_done {
             conn.reported_done = true;
         }
+        // The client closes with the ACK that completes the transfer.
+        let fin = match conn.hs.as_mut() {
+            Some(hs) if newly_done && !hs.client_fin => {
+                hs.client_fin = true;
+                true
+            }
+            _ => false,
+        };
         if let Some(a) = ack {
-            self.send_ack(c, a);
+            self.send_ack(c, a, fin);
         }
         self.sync_delack(c);
         if newly_done {
@@ -326,10 +527,95 @@ impl Simulator {
     fn on_ack(&mut self, p: Packet) {
         let c = p.conn;
         let now = self.now;
+        let mut blocks = [(0u64, 0u64); MAX_SACK];
+        for (k, &(s, e)) in p.sack[..p.nsack as usize].iter().enumerate() {
+            blocks[k] = (p.ack + u64::from(s), p.ack + u64::from(e));
+        }
         let mut buf = std::mem::take(&mut self.seg_buf);
-        self.conns[c as usize].sender.on_ack(now, p.ack, &mut buf);
+        self.conns[c as usize].sender.on_ack(now, p.ack, &blocks[..p.nsack as usize], &mut buf);
         self.seg_buf = buf;
         self.send_segments(c);
+        if p.fin {
+            self.send_control(c, PacketKind::Close, 0);
+        }
+    }
+
+    fn on_syn(&mut self, c: u32) {
+        let now = self.now;
+        let hs = self.conns[c as usize].hs.as_mut().expect("SYN on a connection with a handshake");
+        if hs.listener.on_syn(now) {
+            self.send_control(c, PacketKind::SynAck, 0);
+        }
+        self.sync_handshake(c);
+    }
+
+    fn on_synack(&mut self, c: u32) {
+        let hs = self.conns[c as usize].hs.as_mut().expect("SYN-ACK on a connection with a handshake");
+        hs.opener.on_synack();
+        let req = hs.request_bytes;
+        self.send_control(c, PacketKind::Request, req);
+        self.sync_handshake(c);
+    }
+
+    fn on_request(&mut self, c: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        let hs = conn.hs.as_mut().expect("request on a connection with a handshake");
+        if let Some(sample) = hs.listener.on_request(now) {
+            if let Some(r) = sample {
+                conn.sender.rtt.sample(r);
+                if let Some(srtt) = conn.sender.rtt.srtt() {
+                    conn.sender.cc.on_rtt(srtt);
+                }
+            }
+            let mut buf = std::mem::take(&mut self.seg_buf);
+            conn.sender.start(now, &mut buf);
+            self.seg_buf = buf;
+            self.send_segments(c);
+        }
+        self.sync_handshake(c);
+    }
+
+    fn sync_handshake(&mut self, c: u32) {
+        let Some(hs) = self.conns[c as usize].hs.as_mut() else { return };
+        if let Some((t, gen)) = hs.syn_timer.arm(hs.opener.poll_timeout()) {
+            self.events.push(t, Ev::Syn { conn: c, gen });
+        }
+        if let Some((t, gen)) = hs.synack_timer.arm(hs.listener.poll_timeout()) {
+            self.events.push(t, Ev::SynAck { conn: c, gen });
+        }
+    }
+
+    fn on_syn_timer(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let hs = self.conns[c as usize].hs.as_mut().expect("handshake timer");
+        if !hs.syn_timer.fire(gen) {
+            return;
+        }
+        match hs.opener.poll_timeout() {
+            Some(d) if d <= now => {
+                hs.opener.on_timeout(now);
+                self.send_control(c, PacketKind::Syn, 0);
+            }
+            _ => {}
+        }
+        self.sync_handshake(c);
+    }
+
+    fn on_synack_timer(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let hs = self.conns[c as usize].hs.as_mut().expect("handshake timer");
+        if !hs.synack_timer.fire(gen) {
+            return;
+        }
+        match hs.listener.poll_timeout() {
+            Some(d) if d <= now => {
+                hs.listener.on_timeout(now);
+                self.send_control(c, PacketKind::SynAck, 0);
+            }
+            _ => {}
+        }
+        self.sync_handshake(c);
     }
 
     fn sync_rto(&mut self, c: u32) {
@@ -375,7 +661,7 @@ impl Simulator {
             Some(d) if d > now => self.sync_delack(c),
             Some(_) => {
                 if let Some(a) = conn.receiver.on_timeout(now) {
-                    self.send_ack(c, a);
+                    self.send_ack(c, a, false);
                 }
             }
         }
@@ -384,26 +670,105 @@ impl Simulator {
     fn start_transfer(&mut self, a: u32) {
         let app = &mut self.apps[a as usize];
         app.transfers_started += 1;
-        let tcp: &TcpConfig = &app.tcp;
+        let tcp = &app.tcp;
         let routes = &self.app_routes[a as usize];
         let c = self.conns.len() as u32;
+        let hs = self.handshake[a as usize].then(|| {
+            Box::new(Handshake {
+                opener: Opener::new(tcp.rtt.initial_rto, tcp.max_backoff),
+                listener: Listener::new(tcp.rtt.initial_rto, tcp.max_backoff),
+                syn_timer: TimerSlot::default(),
+                synack_timer: TimerSlot::default(),
+                request_bytes: self.request_bytes[a as usize],
+                client_fin: false,
+                closed: false,
+            })
+        });
+        let sender = Sender::new(tcp, app.size);
+        let last_change = (sender.cc.window(), sender.cc.ssthresh(), sender.state());
         self.conns.push(Conn {
             app: a,
             data_route: routes.data,
             ack_route: routes.ack,
             header: tcp.header,
             start: self.now,
-            sender: Sender::new(tcp, app.size),
+            sender,
             receiver: Receiver::new(tcp, app.size),
             rto: TimerSlot::default(),
             delack: TimerSlot::default(),
+            hs,
             reported_done: false,
+            traced: self.app_traced[a as usize],
+            last_change,
+            last_una: 0,
         });
+        if self.conns[c as usize].traced && self.trace_on_change {
+            self.trace_row(c, None);
+        }
+        if let Some(hs) = self.conns[c as usize].hs.as_mut() {
+            hs.opener.start(self.now);
+            self.send_control(c, PacketKind::Syn, 0);
+            self.sync_handshake(c);
+            return;
+        }
         let mut buf = std::mem::take(&mut self.seg_buf);
         self.conns[c as usize].sender.start(self.now, &mut buf);
         self.seg_buf = buf;
         self.send_segments(c);
     }
+
+    // ---------------------------------------------------------------- tracing
+
+    fn trace_row(&mut self, c: u32, tput_bps: Option<f64>) {
+        let conn = &self.conns[c as usize];
+        let s = &conn.sender;
+        let ss = s.cc.ssthresh();
+        self.traces.push(TraceRow {
+            flow: u64::from(c),
+            app: self.apps[conn.app as usize].name.clone(),
+            t: self.now.as_secs_f64(),
+            cwnd: s.cc.window(),
+            ssthresh: (ss != u64::MAX).then_some(ss),
+            srtt_s: s.rtt.srtt().map(Dur::as_secs_f64),
+            rttvar_s: s.rtt.srtt().map(|_| s.rtt.rttvar().as_secs_f64()),
+            rto_s: s.rtt.backed_off(s.backoff()).as_secs_f64(),
+            flight: s.flight(),
+            snd_una: s.snd_una(),
+            snd_nxt: s.snd_nxt(),
+            rwnd: s.rwnd(),
+            tput_bps,
+            state: s.state().name(),
+        });
+    }
+
+    fn trace_change(&mut self, c: u32) {
+        let conn = &mut self.conns[c as usize];
+        let key = (conn.sender.cc.window(), conn.sender.cc.ssthresh(), conn.sender.state());
+        if key != conn.last_change {
+            conn.last_change = key;
+            self.trace_row(c, None);
+        }
+    }
+
+    fn on_sample(&mut self) {
+        let iv = self.trace_interval.expect("sampling only with an interval");
+        for c in 0..self.conns.len() as u32 {
+            let conn = &mut self.conns[c as usize];
+            if !conn.traced || conn.sender.is_done() {
+                continue;
+            }
+            let una = conn.sender.snd_una();
+            let tput = (una - conn.last_una) as f64 * 8.0 / iv.as_secs_f64();
+            conn.last_una = una;
+            self.trace_row(c, Some(tput));
+        }
+        // Keep sampling while anything else is going on.
+        if !self.events.is_empty() {
+            self.events.push(self.now + iv, Ev::Sample);
+        }
+    }
+
+    // ---------------------------------------------------------------- results
 
     /// The result tables. `wall_seconds` is the caller's measurement.
     pub fn results(&self, wall_seconds: f64) -> Results {
@@ -418,23 +783,36 @@ impl Simulator {
                 let done = c.receiver.done_at();
                 let delivered = c.receiver.delivered();
                 let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
+                let st = &c.sender.stats;
                 FlowRow {
                     id: i as u64,
                     app: app.name.clone(),
                     src: name(app.src),
                     dst: name(app.dst),
                     cc: c.sender.cc.name().to_string(),
-                    iw: app.tcp.iw,
+                    iw: app.tcp.iw_segments(),
                     bytes: app.size,
                     bytes_delivered: delivered,
                     start_s: c.start.as_secs_f64(),
                     end_s: done.map(Time::as_secs_f64),
                     fct_s: done.map(|d| (d - c.start).as_secs_f64()),
                     goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
-                    data_pkts: c.sender.stats.data_pkts,
-                    retx_pkts: c.sender.stats.retx_pkts,
-                    timeouts: c.sender.stats.timeouts,
-                    fast_retx: c.sender.stats.fast_retx,
+                    data_pkts: st.data_pkts,
+                    retx_pkts: st.retx_pkts,
+                    retx_fast_pkts: st.retx_fast_pkts,
+                    retx_timeout_pkts: st.retx_timeout_pkts,
+                    timeouts: st.timeouts,
+                    fast_retx: st.fast_retx,
+                    dupacks: st.dupacks,
+                    sack_blocks: st.sack_blocks,
+                    ss_entries: st.ss_entries,
+                    ca_entries: st.ca_entries,
+                    rwnd_stalls: st.rwnd_stalls,
+                    rtt_samples: c.sender.rtt.samples(),
+                    srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
+                    syn_sent: c.hs.as_ref().map_or(0, |h| u64::from(h.opener.syn_sent)),
+                    synack_sent: c.hs.as_ref().map_or(0, |h| u64::from(h.listener.synack_sent)),
+                    closed: c.hs.as_ref().is_some_and(|h| h.closed),
                     completed: done.is_some(),
                 }
             })
@@ -456,6 +834,7 @@ impl Simulator {
                     departure_bytes: r.departure_bytes,
                     drops: r.drops,
                     drop_bytes: r.drop_bytes,
+                    loss_drops: r.loss_drops,
                     backlog_end: r.backlog_end,
                     propagating_end: r.propagating_end,
                     utilization: r.utilization,
@@ -465,9 +844,33 @@ impl Simulator {
                 }
             })
             .collect();
+        // The packet log in time order (dequeues are known ahead of time).
+        let mut order: Vec<usize> = (0..self.log.len()).collect();
+        order.sort_by_key(|&i| (self.log[i].t, i));
+        let packets = order
+            .into_iter()
+            .map(|i| &self.log[i])
+            .filter(|r| r.t <= end)
+            .map(|r| {
+                let l = &self.links[r.link as usize];
+                PacketRow {
+                    t: r.t.as_secs_f64(),
+                    link: format!("{}->{}", name(l.from), name(l.to)),
+                    event: ["enqueue", "dequeue", "drop"][r.event as usize],
+                    flow: u64::from(r.conn),
+                    app: self.apps[self.conns[r.conn as usize].app as usize].name.clone(),
+                    kind: r.kind.name(),
+                    seq: r.seq,
+                    len: r.len,
+                    retx: r.retx,
+                }
+            })
+            .collect();
         Results {
             flows,
             links,
+            traces: self.traces.clone(),
+            packets,
             engine: EngineRow {
                 events: self.processed,
                 sim_seconds: end.as_secs_f64(),
@@ -480,6 +883,53 @@ impl Simulator {
             },
         }
     }
+}
+
+/// Bandwidth-delay product of a path, bytes: the slowest link's rate times
+/// the round trip of a full segment out and an ACK back, with no queueing.
+fn bdp_bytes(links: &[Link], data: &[u32], ack: &[u32], tcp: &crate::tcp::TcpConfig) -> u64 {
+    let seg = u64::from(tcp.mss + tcp.header);
+    let hdr = u64::from(tcp.header);
+    let one_way = |path: &[u32], bytes: u64| -> u64 {
+        path.iter().map(|&l| {
+            let l = &links[l as usize];
+            l.delay.as_ns() + Dur::serialization(bytes, l.rate_bps).as_ns()
+        }).sum()
+    };
+    let rtt_ns = one_way(data, seg) + one_way(ack, hdr);
+    let rate = data.iter().map(|&l| links[l as usize].rate_bps).min().unwrap_or(0);
+    (u128::from(rate) * u128::from(rtt_ns) / 8 / 1_000_000_000) as u64
+}
+
+fn loss_rule(
+    seed: u64,
+    field: &str,
+    l: &LossSpec,
+    nodes: &HashMap<&str, u32>,
+    links: &HashMap<(u32, u32), u32>,
+    apps: &HashMap<&str, u32>,
+) -> Result<(u32, LossRule)> {
+    let inv = |f: &str, m: String| Error::Invalid { field: format!("{field}.{f}"), message: m };
+    let a = *nodes.get(l.from.as_str()).ok_or_else(|| inv("link", format!("unknown node '{}'", l.from)))?;
+    let b = *nodes.get(l.to.as_str()).ok_or_else(|| inv("link", format!("unknown node '{}'", l.to)))?;
+    let link = *links.get(&(a, b)).ok_or_else(|| inv("link", format!("no link {}->{}", l.from, l.to)))?;
+    let app = match &l.app {
+        Some(n) => Some(*apps.get(n.as_str()).ok_or_else(|| inv("app", format!("unknown application '{n}'")))?),
+        None => None,
+    };
+    let kind = match &l.kind {
+        Some(k) => Some(PacketKind::parse(k).ok_or_else(|| inv("kind", format!("'{k}' is not a packet kind")))?),
+        None => None,
+    };
+    if let Some(r) = l.rate {
+        if !(0.0..=1.0).contains(&r) {
+            return Err(inv("rate", "must be between 0 and 1".into()));
+        }
+    }
+    let mut nth = l.nth.clone();
+    nth.sort_unstable();
+    nth.dedup();
+    Ok((link, LossRule { app, kind, nth, next: 0, seen: 0, rate: l.rate, rng: RngStream::new(seed, &format!("loss/{field}")) }))
 }
 
 /// Parse a normalized scenario, run it, and return the results.

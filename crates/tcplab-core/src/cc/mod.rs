@@ -6,12 +6,18 @@
 //! belong to the sender in [`crate::tcp`]. The sender reports events through
 //! the trait and reads [`CongestionControl::window`] back.
 
+pub mod cubic;
+pub mod highspeed;
 pub mod newreno;
 pub mod reno;
+pub mod sack;
 pub mod tahoe;
 
-use crate::time::Time;
+use crate::time::{Dur, Time};
+pub use cubic::{Cubic, CubicConfig};
+pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use newreno::NewReno;
+pub use sack::Sack;
 pub use reno::{Reno, RenoConfig};
 pub use tahoe::Tahoe;
 
@@ -33,6 +39,11 @@ pub trait CongestionControl {
     }
     /// Loss recovery ended (the sender deflated its window).
     fn on_recovery_exit(&mut self, _now: Time) {}
+    /// A new smoothed RTT is known.
+    fn on_rtt(&mut self, _srtt: Dur) {}
+    /// The connection was idle for more than an RTO: the window becomes
+    /// min(cwnd, `restart_window`) (RFC 5681 section 4.1).
+    fn on_idle_restart(&mut self, _now: Time, _restart_window: u64) {}
     /// Whether the controller is in slow start.
     fn in_slow_start(&self) -> bool {
         self.window() < self.ssthresh()
@@ -45,6 +56,9 @@ pub enum AnyCc {
     Tahoe(Tahoe),
     Reno(Reno),
     NewReno(NewReno),
+    Sack(Sack),
+    HighSpeed(HighSpeed),
+    Cubic(Cubic),
 }
 
 /// How the sender recovers after a fast retransmit.
@@ -56,6 +70,8 @@ pub enum Recovery {
     Reno,
     /// NewReno: stay until the recover point is acknowledged, retransmitting on each partial ACK (RFC 6582).
     NewReno,
+    /// SACK-based loss recovery (RFC 6675).
+    Sack,
 }
 
 macro_rules! dispatch {
@@ -64,6 +80,9 @@ macro_rules! dispatch {
             AnyCc::Tahoe($c) => $e,
             AnyCc::Reno($c) => $e,
             AnyCc::NewReno($c) => $e,
+            AnyCc::Sack($c) => $e,
+            AnyCc::HighSpeed($c) => $e,
+            AnyCc::Cubic($c) => $e,
         }
     };
 }
@@ -74,6 +93,9 @@ impl AnyCc {
             AnyCc::Tahoe(_) => "tahoe",
             AnyCc::Reno(_) => "reno",
             AnyCc::NewReno(_) => "newreno",
+            AnyCc::Sack(_) => "sack",
+            AnyCc::HighSpeed(_) => "highspeed",
+            AnyCc::Cubic(_) => "cubic",
         }
     }
 
@@ -82,6 +104,9 @@ impl AnyCc {
             AnyCc::Tahoe(_) => Recovery::None,
             AnyCc::Reno(_) => Recovery::Reno,
             AnyCc::NewReno(_) => Recovery::NewReno,
+            // HighSpeed and CUBIC change the window's response, not the loss
+            // recovery: both recover with SACK, as their RFCs assume.
+            AnyCc::Sack(_) | AnyCc::HighSpeed(_) | AnyCc::Cubic(_) => Recovery::Sack,
         }
     }
 }
@@ -110,5 +135,13 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn on_recovery_exit(&mut self, now: Time) {
         dispatch!(self, c => c.on_recovery_exit(now))
+    }
+    #[inline]
+    fn on_rtt(&mut self, srtt: Dur) {
+        dispatch!(self, c => c.on_rtt(srtt))
+    }
+    #[inline]
+    fn on_idle_restart(&mut self, now: Time, restart_window: u64) {
+        dispatch!(self, c => c.on_idle_restart(now, restart_window))
     }
 }

@@ -33,4 +33,7 @@ impl CongestionControl for NewReno {
     fn ssthresh(&self) -> u64 {
         self.0.ssthresh()
     }
+    fn on_idle_restart(&mut self, now: Time, restart_window: u64) {
+        self.0.on_idle_restart(now, restart_window);
+    }
 }

@@ -95,6 +95,10 @@ impl CongestionControl for Reno {
     fn ssthresh(&self) -> u64 {
         self.ssthresh
     }
+
+    fn on_idle_restart(&mut self, _now: Time, restart_window: u64) {
+        self.cwnd = self.cwnd.min(restart_window);
+    }
 }
 
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub struct LinkCounters {
     pub arrival_bytes: u64,
     pub drops: u64,
     pub drop_bytes: u64,
+    /// Drops by loss injection (included in `drops`).
+    pub loss_drops: u64,
     /// Packets admitted (they will be or have been transmitted).
     pub accepted: u64,
     pub accepted_bytes: u64,
@@ -49,6 +51,7 @@ pub struct LinkReport {
     pub arrivals: u64,
     pub drops: u64,
     pub drop_bytes: u64,
+    pub loss_drops: u64,
     pub departures: u64,
     pub departure_bytes: u64,
     /// Packets admitted but not fully transmitted at the end (waiting or in service).
@@ -71,7 +74,7 @@ pub enum Offer {
     /// Admitted; the packet reaches the far node at `arrive`. `wake` is
     /// `Some(arrive)` when the link was empty, so that the caller (for an
     /// event-driven link) must schedule the link's head arrival.
-    Admitted { wake: Option<Time>, arrive: Time },
+    Admitted { wake: Option<Time>, arrive: Time, tx_start: Time },
 }
 
 pub struct Link {
@@ -160,6 +163,16 @@ impl Link {
         Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes }
     }
 
+    /// A packet reaching the link was removed by loss injection.
+    pub fn count_injected_drop(&mut self, bytes: u32) {
+        let c = &mut self.counters;
+        c.arrivals += 1;
+        c.arrival_bytes += u64::from(bytes);
+        c.drops += 1;
+        c.drop_bytes += u64::from(bytes);
+        c.loss_drops += 1;
+    }
+
     /// Offer a packet of `bytes` wire bytes at `now`.
     #[inline]
     pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
@@ -207,7 +220,7 @@ impl Link {
             debug_assert_eq!(self.started, self.fifo.len() - 1);
             self.started += 1;
         }
-        Offer::Admitted { wake: if was_empty { Some(arrive) } else { None }, arrive }
+        Offer::Admitted { wake: if was_empty { Some(arrive) } else { None }, arrive, tx_start }
     }
 
     /// Called at the head packet's arrival time: remove it and return it with
@@ -258,6 +271,7 @@ impl Link {
             arrivals: c.arrivals,
             drops: c.drops,
             drop_bytes: c.drop_bytes,
+            loss_drops: c.loss_drops,
             departures: c.accepted - backlog,
             departure_bytes: c.accepted_bytes - backlog_bytes,
             backlog_end: backlog,
@@ -285,9 +299,9 @@ mod tests {
         let mut l = link(2);
         let t0 = Time::ZERO;
         // First packet goes straight into service, two wait, the fourth is dropped.
-        assert_eq!(l.offer(t0, 0, 1500), Offer::Admitted { wake: Some(Time::from_ns(58_000_000)), arrive: Time::from_ns(58_000_000) });
-        assert_eq!(l.offer(t0, 1, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(66_000_000) });
-        assert_eq!(l.offer(t0, 2, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(74_000_000) });
+        assert_eq!(l.offer(t0, 0, 1500), Offer::Admitted { wake: Some(Time::from_ns(58_000_000)), arrive: Time::from_ns(58_000_000), tx_start: t0 });
+        assert_eq!(l.offer(t0, 1, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(66_000_000), tx_start: Time::from_ns(8_000_000) });
+        assert_eq!(l.offer(t0, 2, 1500), Offer::Admitted { wake: None, arrive: Time::from_ns(74_000_000), tx_start: Time::from_ns(16_000_000) });
         assert_eq!(l.offer(t0, 3, 1500), Offer::Dropped);
         assert_eq!(l.occupancy(t0).packets, 2);
         // At 8 ms the second packet starts, so one is waiting.

@@ -6,5 +6,5 @@ pub mod queue;
 pub mod routing;
 
 pub use link::{Link, LinkReport, Offer};
-pub use packet::{Packet, PacketId, PacketKind, PacketPool};
+pub use packet::{Packet, PacketId, PacketKind, PacketPool, MAX_SACK};
 pub use queue::{DropTail, Limit, QueueDisc};

@@ -11,11 +11,47 @@ pub type PacketId = u32;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum PacketKind {
-    /// A data segment from sender to receiver.
+    /// A data segment from sender (server) to receiver (client).
     Data,
-    /// A pure acknowledgement from receiver to sender.
+    /// An acknowledgement from receiver to sender.
     Ack,
+    /// Connection request, client to server.
+    Syn,
+    /// Its answer, server to client.
+    SynAck,
+    /// The client's ACK of the SYN-ACK, carrying the request.
+    Request,
+    /// The server's ACK of the client's FIN.
+    Close,
 }
+
+impl PacketKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PacketKind::Data => "data",
+            PacketKind::Ack => "ack",
+            PacketKind::Syn => "syn",
+            PacketKind::SynAck => "synack",
+            PacketKind::Request => "request",
+            PacketKind::Close => "close",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PacketKind> {
+        Some(match s {
+            "data" => PacketKind::Data,
+            "ack" => PacketKind::Ack,
+            "syn" => PacketKind::Syn,
+            "synack" => PacketKind::SynAck,
+            "request" => PacketKind::Request,
+            "close" => PacketKind::Close,
+            _ => return None,
+        })
+    }
+}
+
+/// Most SACK blocks an ACK carries.
+pub const MAX_SACK: usize = 4;
 
 #[derive(Copy, Clone, Debug)]
 pub struct Packet {
@@ -28,16 +64,43 @@ pub struct Packet {
     /// Bytes on the wire, headers included.
     pub wire_bytes: u32,
     pub kind: PacketKind,
-    /// Data: first payload byte's sequence number. Ack: unused.
-    pub seq: u64,
-    /// Data: payload bytes.
-    pub len: u32,
-    /// Ack: cumulative acknowledgement (next byte expected).
-    pub ack: u64,
+    /// Data: this segment ends the transfer (FIN). Ack: the client closes (FIN).
+    pub fin: bool,
     /// Data: whether this is a retransmission.
     pub retx: bool,
+    /// Ack: number of SACK blocks.
+    pub nsack: u8,
+    /// Data: payload bytes.
+    pub len: u32,
+    /// Data: first payload byte's sequence number.
+    pub seq: u64,
+    /// Ack: cumulative acknowledgement (next byte expected).
+    pub ack: u64,
+    /// Ack: SACK blocks as offsets above `ack`.
+    pub sack: [(u32, u32); MAX_SACK],
     /// When the packet left its source.
     pub sent: Time,
+}
+
+impl Packet {
+    /// A packet of `kind` with every optional field empty.
+    pub fn new(conn: u32, route: u32, kind: PacketKind, wire_bytes: u32, sent: Time) -> Packet {
+        Packet {
+            conn,
+            route,
+            hop: 0,
+            wire_bytes,
+            kind,
+            fin: false,
+            retx: false,
+            nsack: 0,
+            len: 0,
+            seq: 0,
+            ack: 0,
+            sack: [(0, 0); MAX_SACK],
+            sent,
+        }
+    }
 }
 
 /// A free-list pool of packets.

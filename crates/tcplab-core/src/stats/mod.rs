@@ -10,7 +10,8 @@ pub struct FlowRow {
     pub src: String,
     pub dst: String,
     pub cc: String,
-    pub iw: u32,
+    /// Initial window, segments (fractional when given in bytes).
+    pub iw: f64,
     /// Bytes requested (`None`: unbounded).
     pub bytes: Option<u64>,
     /// Bytes delivered in order to the receiver by the end of the run.
@@ -23,10 +24,62 @@ pub struct FlowRow {
     /// transfer still running, from its start to the end of the run.
     pub goodput_bps: f64,
     pub data_pkts: u64,
+    /// Retransmitted data packets: `retx_fast_pkts + retx_timeout_pkts`.
     pub retx_pkts: u64,
+    pub retx_fast_pkts: u64,
+    pub retx_timeout_pkts: u64,
     pub timeouts: u64,
     pub fast_retx: u64,
+    pub dupacks: u64,
+    pub sack_blocks: u64,
+    pub ss_entries: u64,
+    pub ca_entries: u64,
+    /// Times the sender became blocked by the receiver's window.
+    pub rwnd_stalls: u64,
+    pub rtt_samples: u64,
+    pub srtt_s: Option<f64>,
+    /// SYNs sent by the client (0 without a handshake).
+    pub syn_sent: u64,
+    pub synack_sent: u64,
+    /// The connection was closed by both sides (handshake only).
+    pub closed: bool,
     pub completed: bool,
+}
+
+/// One row of a connection's time series (web100 style).
+#[derive(Clone, Debug, Serialize)]
+pub struct TraceRow {
+    pub flow: u64,
+    pub app: String,
+    pub t: f64,
+    pub cwnd: u64,
+    pub ssthresh: Option<u64>,
+    pub srtt_s: Option<f64>,
+    pub rttvar_s: Option<f64>,
+    pub rto_s: f64,
+    pub flight: u64,
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    pub rwnd: u64,
+    /// Acknowledged bits per second over the sampling interval (periodic rows only).
+    pub tput_bps: Option<f64>,
+    pub state: &'static str,
+}
+
+/// One packet event on a logged link.
+#[derive(Clone, Debug, Serialize)]
+pub struct PacketRow {
+    pub t: f64,
+    pub link: String,
+    /// "enqueue", "dequeue" (transmission starts) or "drop".
+    pub event: &'static str,
+    pub flow: u64,
+    pub app: String,
+    pub kind: &'static str,
+    /// Data: sequence number of the first byte; ACK: the acknowledgement.
+    pub seq: u64,
+    pub len: u32,
+    pub retx: bool,
 }
 
 /// One link direction.
@@ -42,6 +95,8 @@ pub struct LinkRow {
     pub departure_bytes: u64,
     pub drops: u64,
     pub drop_bytes: u64,
+    /// Drops by loss injection (included in `drops`).
+    pub loss_drops: u64,
     pub backlog_end: u64,
     pub propagating_end: u64,
     pub utilization: f64,
@@ -67,6 +122,8 @@ pub struct EngineRow {
 pub struct Results {
     pub flows: Vec<FlowRow>,
     pub links: Vec<LinkRow>,
+    pub traces: Vec<TraceRow>,
+    pub packets: Vec<PacketRow>,
     pub engine: EngineRow,
 }
 

@@ -1,7 +1,7 @@
 //! Per-connection TCP settings.
 
 use super::rtt::RttConfig;
-use crate::cc::{AnyCc, NewReno, Reno, RenoConfig, Tahoe};
+use crate::cc::{AnyCc, Cubic, CubicConfig, HighSpeed, HighSpeedConfig, NewReno, Reno, RenoConfig, Sack, Tahoe};
 use crate::time::Dur;
 
 /// Which congestion controller a connection uses.
@@ -10,18 +10,30 @@ pub enum CcKind {
     Tahoe,
     Reno,
     NewReno,
+    Sack,
+    HighSpeed,
+    Cubic,
 }
 
 impl CcKind {
+    pub const NAMES: &'static [&'static str] = &["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"];
+
     pub fn parse(s: &str) -> Option<CcKind> {
-        match s {
-            "tahoe" => Some(CcKind::Tahoe),
-            "reno" => Some(CcKind::Reno),
-            "newreno" => Some(CcKind::NewReno),
-            _ => None,
-        }
+        Some(match s {
+            "tahoe" => CcKind::Tahoe,
+            "reno" => CcKind::Reno,
+            "newreno" => CcKind::NewReno,
+            "sack" => CcKind::Sack,
+            "highspeed" => CcKind::HighSpeed,
+            "cubic" => CcKind::Cubic,
+            _ => return None,
+        })
     }
-    pub const NAMES: &'static [&'static str] = &["tahoe", "reno", "newreno"];
+
+    /// Whether the receiver sends SACK blocks for this controller.
+    pub fn uses_sack(self) -> bool {
+        matches!(self, CcKind::Sack | CcKind::HighSpeed | CcKind::Cubic)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -29,10 +41,10 @@ pub struct TcpConfig {
     pub cc: CcKind,
     /// Maximum segment size: payload bytes per full segment.
     pub mss: u32,
-    /// Header bytes added to every packet on the wire (data and ACKs).
+    /// Header bytes added to every packet on the wire.
     pub header: u32,
-    /// Initial window, in segments.
-    pub iw: u32,
+    /// Initial window, bytes.
+    pub iw_bytes: u64,
     /// Maximum window (the receiver's advertised window), bytes.
     pub max_window: u64,
     /// Initial slow-start threshold, bytes (`u64::MAX`: unlimited).
@@ -48,6 +60,12 @@ pub struct TcpConfig {
     pub delack_timeout: Dur,
     /// With delayed ACKs, ACK at once every this many full segments.
     pub delack_segments: u32,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// RFC 5681 section 4.1 restart after idle.
+    pub idle_restart: bool,
+    /// Most SACK blocks per ACK (RFC 2018: 3 with timestamps, 4 without).
+    pub sack_blocks: u32,
 }
 
 impl Default for TcpConfig {
@@ -56,7 +74,7 @@ impl Default for TcpConfig {
             cc: CcKind::Reno,
             mss: 1460,
             header: 40,
-            iw: 1,
+            iw_bytes: 1460,
             max_window: 64 * 1024,
             initial_ssthresh: u64::MAX,
             rtt: RttConfig::default(),
@@ -66,6 +84,9 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delack_timeout: Dur::from_ms(200),
             delack_segments: 2,
+            limited_transmit: false,
+            idle_restart: true,
+            sack_blocks: 3,
         }
     }
 }
@@ -75,7 +96,7 @@ impl TcpConfig {
         let mss = u64::from(self.mss);
         let cfg = RenoConfig {
             mss,
-            initial_window: u64::from(self.iw) * mss,
+            initial_window: self.iw_bytes,
             initial_ssthresh: self.initial_ssthresh,
             abc_limit: u64::from(self.abc_limit),
         };
@@ -83,6 +104,26 @@ impl TcpConfig {
             CcKind::Tahoe => AnyCc::Tahoe(Tahoe::new(cfg)),
             CcKind::Reno => AnyCc::Reno(Reno::new(cfg)),
             CcKind::NewReno => AnyCc::NewReno(NewReno::new(cfg)),
+            CcKind::Sack => AnyCc::Sack(Sack::new(cfg)),
+            CcKind::HighSpeed => AnyCc::HighSpeed(HighSpeed::new(HighSpeedConfig {
+                mss,
+                initial_window: self.iw_bytes,
+                initial_ssthresh: self.initial_ssthresh,
+                abc_limit: u64::from(self.abc_limit),
+                ..Default::default()
+            })),
+            CcKind::Cubic => AnyCc::Cubic(Cubic::new(CubicConfig {
+                mss,
+                initial_window: self.iw_bytes,
+                initial_ssthresh: self.initial_ssthresh,
+                abc_limit: u64::from(self.abc_limit),
+                ..Default::default()
+            })),
         }
+    }
+
+    /// Initial window in segments (fractional when given in bytes).
+    pub fn iw_segments(&self) -> f64 {
+        self.iw_bytes as f64 / f64::from(self.mss)
     }
 }

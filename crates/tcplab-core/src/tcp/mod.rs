@@ -1,6 +1,7 @@
-//! TCP endpoints: sender, receiver, RTT/RTO estimation.
+//! TCP endpoints: sender, receiver, connection establishment, RTT/RTO estimation.
 
 pub mod config;
+pub mod handshake;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
@@ -8,4 +9,5 @@ pub mod sender;
 pub use config::{CcKind, TcpConfig};
 pub use receiver::Receiver;
 pub use rtt::{RttConfig, RttEstimator};
-pub use sender::{Segment, Sender};
+pub use handshake::{Listener, Opener};
+pub use sender::{Segment, Sender, State};

@@ -2,7 +2,9 @@
 //! out-of-order buffer, and optional delayed ACKs (RFC 1122 section 4.2.3.2,
 //! RFC 5681 section 4.2): ACK at least every second full segment, within the
 //! delayed-ACK timeout, and at once for out-of-order data or data that fills
-//! a hole.
+//! a hole. With SACK on, each ACK carries up to `sack_blocks` blocks
+//! (RFC 2018 section 4): first the block holding the segment just received,
+//! then the other blocks, most recently changed first.
 
 use super::config::TcpConfig;
 use crate::time::{Dur, Time};
@@ -17,8 +19,11 @@ pub struct ReceiverStats {
 
 pub struct Receiver {
     rcv_nxt: u64,
-    /// Out-of-order ranges [start, end), sorted and disjoint, all above `rcv_nxt`.
-    ooo: Vec<(u64, u64)>,
+    /// Out-of-order ranges [start, end), sorted and disjoint, all above
+    /// `rcv_nxt`, each with the stamp of its latest change.
+    ooo: Vec<(u64, u64, u64)>,
+    stamp: u64,
+    sack_blocks: usize,
     delayed: bool,
     delack_timeout: Dur,
     delack_segments: u32,
@@ -35,6 +40,8 @@ impl Receiver {
         Receiver {
             rcv_nxt: 0,
             ooo: Vec::new(),
+            stamp: 0,
+            sack_blocks: if cfg.cc.uses_sack() { cfg.sack_blocks as usize } else { 0 },
             delayed: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
             delack_segments: cfg.delack_segments,
@@ -97,7 +104,7 @@ impl Receiver {
         // Merge buffered ranges that are now contiguous.
         let mut k = 0;
         while k < self.ooo.len() && self.ooo[k].0 <= self.rcv_nxt {
-            let (s, e) = self.ooo[k];
+            let (s, e, _) = self.ooo[k];
             self.stats.dup_bytes += self.rcv_nxt.min(e) - s;
             self.rcv_nxt = self.rcv_nxt.max(e);
             k += 1;
@@ -126,20 +133,39 @@ impl Receiver {
 
     /// Insert [s, e) into the out-of-order ranges, counting overlap as duplicate.
     fn insert_ooo(&mut self, s: u64, e: u64) {
+        self.stamp += 1;
         let i = self.ooo.partition_point(|r| r.1 < s);
         let mut ns = s;
         let mut ne = e;
         let mut j = i;
         let mut covered = 0;
         while j < self.ooo.len() && self.ooo[j].0 <= ne {
-            let (rs, re) = self.ooo[j];
+            let (rs, re, _) = self.ooo[j];
             covered += re.min(e).saturating_sub(rs.max(s));
             ns = ns.min(rs);
             ne = ne.max(re);
             j += 1;
         }
         self.stats.dup_bytes += covered;
-        self.ooo.splice(i..j, std::iter::once((ns, ne)));
+        self.ooo.splice(i..j, std::iter::once((ns, ne, self.stamp)));
+    }
+
+    /// The SACK blocks to send now, most recent first (RFC 2018 section 4).
+    pub fn sack_blocks(&self, out: &mut [(u64, u64); 4]) -> usize {
+        let n = self.sack_blocks.min(out.len()).min(self.ooo.len());
+        if n == 0 {
+            return 0;
+        }
+        // Pick the n most recently changed ranges, newest first.
+        let mut picked = 0;
+        let mut last_stamp = u64::MAX;
+        while picked < n {
+            let best = self.ooo.iter().filter(|r| r.2 < last_stamp).max_by_key(|r| r.2).expect("enough ranges");
+            out[picked] = (best.0, best.1);
+            last_stamp = best.2;
+            picked += 1;
+        }
+        n
     }
 }
 
@@ -179,6 +205,28 @@ mod tests {
         assert_eq!(r.on_data(t, 5840, 1460), Some(4380));
         // So is data that fills the hole.
         assert_eq!(r.on_data(t, 4380, 1460), Some(7300));
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let cfg = TcpConfig { cc: crate::tcp::CcKind::Sack, ..Default::default() };
+        let mut r = Receiver::new(&cfg, Some(100_000));
+        let t = Time::ZERO;
+        let mut b = [(0, 0); 4];
+        r.on_data(t, 0, 100);
+        r.on_data(t, 200, 100);
+        r.on_data(t, 400, 100);
+        r.on_data(t, 600, 100);
+        assert_eq!(r.sack_blocks(&mut b), 3);
+        assert_eq!(&b[..3], &[(600, 700), (400, 500), (200, 300)]);
+        // Extending an older block makes it the first.
+        r.on_data(t, 300, 100);
+        assert_eq!(r.sack_blocks(&mut b), 2);
+        assert_eq!(&b[..2], &[(200, 500), (600, 700)]);
+        // No SACK for Reno.
+        let mut reno = rx(false, 1000);
+        reno.on_data(t, 200, 100);
+        assert_eq!(reno.sack_blocks(&mut b), 0);
     }
 
     proptest! {

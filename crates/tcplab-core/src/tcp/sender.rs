@@ -1,16 +1,27 @@
-//! The sending side of a one-way TCP transfer (in the manner of ns-2's
-//! Agent/TCP): byte sequence numbers, a congestion controller behind
-//! [`CongestionControl`], fast retransmit and fast recovery (RFC 5681
-//! section 3.2), and the retransmission timer (RFC 6298).
+//! The sending side of a TCP transfer: byte sequence numbers, a congestion
+//! controller behind [`CongestionControl`], loss recovery, and the
+//! retransmission timer (RFC 6298).
 //!
-//! The sender needs no engine: every call takes `now` and appends the
-//! segments to transmit to `out`; [`Sender::poll_timeout`] tells when it next
-//! wants [`Sender::on_timeout`] to be called.
+//! Loss recovery depends on the controller's [`Recovery`]:
+//! - `None` (Tahoe): after a fast retransmit, slow start from the first
+//!   unacknowledged segment;
+//! - `Reno`: fast recovery with window inflation, left on the first new ACK
+//!   (RFC 5681 section 3.2);
+//! - `NewReno`: the same, but a partial ACK retransmits the next hole and
+//!   recovery lasts until the recover point is acknowledged (RFC 6582);
+//! - `Sack`: the conservative SACK-based recovery of RFC 6675 (scoreboard,
+//!   `IsLost`, `pipe`, `NextSeg`).
+//!
+//! Limited transmit (RFC 3042) and restart after idle (RFC 5681 section 4.1)
+//! are options. The sender needs no engine: every call takes `now` and
+//! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
+//! when it next wants [`Sender::on_timeout`].
 
 use super::config::TcpConfig;
 use super::rtt::RttEstimator;
 use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
+use std::collections::VecDeque;
 
 /// A segment the sender wants transmitted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -18,28 +29,79 @@ pub struct Segment {
     pub seq: u64,
     pub len: u32,
     pub retx: bool,
+    /// The last segment of the transfer (carries FIN when the connection closes).
+    pub last: bool,
+}
+
+/// What the sender is doing, as web100 reports it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum State {
+    SlowStart,
+    CongestionAvoidance,
+    Recovery,
+}
+
+impl State {
+    pub fn name(self) -> &'static str {
+        match self {
+            State::SlowStart => "slow_start",
+            State::CongestionAvoidance => "congestion_avoidance",
+            State::Recovery => "recovery",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Default)]
 pub struct SenderStats {
     /// Data packets transmitted, retransmissions included.
     pub data_pkts: u64,
-    /// Retransmitted data packets.
+    /// Retransmitted data packets (= `retx_fast_pkts + retx_timeout_pkts`).
     pub retx_pkts: u64,
+    /// Retransmissions after a fast retransmit (in recovery, or Tahoe's go-back).
+    pub retx_fast_pkts: u64,
+    /// Retransmissions after a retransmission timeout.
+    pub retx_timeout_pkts: u64,
     /// Retransmission timer expirations.
     pub timeouts: u64,
-    /// Fast retransmits (entries into fast recovery).
+    /// Fast retransmits (losses detected by duplicate ACKs or SACK).
     pub fast_retx: u64,
     /// Duplicate ACKs received.
     pub dupacks: u64,
+    /// SACK blocks received.
+    pub sack_blocks: u64,
+    /// Entries into slow start (the first included).
+    pub ss_entries: u64,
+    /// Entries into congestion avoidance.
+    pub ca_entries: u64,
+    /// Times the sender became blocked by the receiver's window.
+    pub rwnd_stalls: u64,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct SbSeg {
+    seq: u64,
+    len: u32,
+    sacked: bool,
+    /// Retransmitted during the current recovery.
+    retx: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Cause {
+    Fast,
+    Timeout,
 }
 
 pub struct Sender {
     mss: u64,
+    iw_bytes: u64,
     max_window: u64,
     dupthresh: u32,
     max_backoff: u32,
-    /// One past the last byte to send (`u64::MAX` when unbounded).
+    limited_transmit: bool,
+    idle_restart: bool,
+    recovery: Recovery,
+    /// One past the last byte the application has written (`u64::MAX`: unbounded).
     end: u64,
     pub cc: AnyCc,
     snd_una: u64,
@@ -47,28 +109,39 @@ pub struct Sender {
     snd_max: u64,
     dupacks: u32,
     in_recovery: bool,
-    /// Highest sequence sent when the last recovery started (RFC 6582 "recover").
+    /// Highest sequence sent when the last recovery or timeout started (RFC 6582 "recover").
     recover: Option<u64>,
-    /// Fast-recovery window inflation, bytes.
+    /// Fast-recovery window inflation, bytes (Reno and NewReno).
     inflation: u64,
+    /// Outstanding segments, for SACK recovery.
+    scoreboard: VecDeque<SbSeg>,
     pub rtt: RttEstimator,
-    /// The segment being timed: (end sequence, send time). Karn's rule clears it on retransmission.
     timed: Option<(u64, Time)>,
     backoff: u32,
     rto_deadline: Option<Time>,
+    last_send: Option<Time>,
+    cause: Cause,
+    state: State,
+    rwnd_limited: bool,
     pub stats: SenderStats,
 }
 
 impl Sender {
     /// A sender of `size` bytes (`None`: unbounded).
     pub fn new(cfg: &TcpConfig, size: Option<u64>) -> Sender {
-        Sender {
+        let cc = cfg.make_cc();
+        let recovery = cc.recovery();
+        let mut s = Sender {
             mss: u64::from(cfg.mss),
+            iw_bytes: cfg.iw_bytes,
             max_window: cfg.max_window,
             dupthresh: cfg.dupack_threshold,
             max_backoff: cfg.max_backoff,
+            limited_transmit: cfg.limited_transmit,
+            idle_restart: cfg.idle_restart,
+            recovery,
             end: size.unwrap_or(u64::MAX),
-            cc: cfg.make_cc(),
+            cc,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -76,24 +149,43 @@ impl Sender {
             in_recovery: false,
             recover: None,
             inflation: 0,
+            scoreboard: VecDeque::new(),
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
             rto_deadline: None,
+            last_send: None,
+            cause: Cause::Fast,
+            state: State::SlowStart,
+            rwnd_limited: false,
             stats: SenderStats::default(),
-        }
+        };
+        s.stats.ss_entries = 1;
+        s.update_state();
+        s
     }
 
     /// Bytes sent and not yet cumulatively acknowledged.
     pub fn flight(&self) -> u64 {
         self.snd_max - self.snd_una
     }
-
     pub fn snd_una(&self) -> u64 {
         self.snd_una
     }
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    pub fn rwnd(&self) -> u64 {
+        self.max_window
+    }
+    pub fn state(&self) -> State {
+        self.state
+    }
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
 
-    /// Everything was sent and acknowledged.
+    /// Everything written was sent and acknowledged.
     pub fn is_done(&self) -> bool {
         self.snd_una >= self.end
     }
@@ -111,123 +203,351 @@ impl Sender {
 
     /// Open the transfer: send the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
-        self.send_window(now, out);
+        self.send_data(now, out);
+    }
+
+    /// The application writes `bytes` more (persistent connections). After
+    /// more than one RTO without sending, the window restarts at
+    /// min(IW, cwnd) when `idle_restart` is on (RFC 5681 section 4.1).
+    pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        let idle = self.snd_una >= self.snd_max && self.last_send.is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
+        if self.idle_restart && idle {
+            self.cc.on_idle_restart(now, self.iw_bytes);
+            self.update_state();
+        }
+        self.end = self.end.saturating_add(bytes);
+        self.send_data(now, out);
     }
 
     fn restart_timer(&mut self, now: Time) {
         self.rto_deadline = Some(now + self.rtt.backed_off(self.backoff));
     }
 
+    fn update_state(&mut self) {
+        let st = if self.in_recovery {
+            State::Recovery
+        } else if self.cc.in_slow_start() {
+            State::SlowStart
+        } else {
+            State::CongestionAvoidance
+        };
+        if st != self.state {
+            match st {
+                State::SlowStart => self.stats.ss_entries += 1,
+                State::CongestionAvoidance => self.stats.ca_entries += 1,
+                State::Recovery => {}
+            }
+            self.state = st;
+        }
+    }
+
+    /// Length of the segment starting at `seq`.
+    fn seg_len(&self, seq: u64) -> u64 {
+        if self.recovery == Recovery::Sack && seq < self.snd_max {
+            if let Some(s) = self.sb_find(seq) {
+                return u64::from(s.len);
+            }
+        }
+        self.mss.min(self.end - seq)
+    }
+
+    fn sb_find(&self, seq: u64) -> Option<&SbSeg> {
+        let i = self.scoreboard.partition_point(|s| s.seq < seq);
+        self.scoreboard.get(i).filter(|s| s.seq == seq)
+    }
+
     fn emit(&mut self, now: Time, seq: u64, out: &mut Vec<Segment>) {
-        let len = self.mss.min(self.end - seq) as u32;
+        let len = self.seg_len(seq);
         let retx = seq < self.snd_max;
         self.stats.data_pkts += 1;
         if retx {
             self.stats.retx_pkts += 1;
+            match self.cause {
+                Cause::Fast => self.stats.retx_fast_pkts += 1,
+                Cause::Timeout => self.stats.retx_timeout_pkts += 1,
+            }
             // Karn's rule: an ACK covering retransmitted data gives no sample.
             if matches!(self.timed, Some((e, _)) if seq < e) {
                 self.timed = None;
             }
-        } else if self.timed.is_none() {
-            self.timed = Some((seq + u64::from(len), now));
+            if self.recovery == Recovery::Sack {
+                let i = self.scoreboard.partition_point(|s| s.seq < seq);
+                if let Some(s) = self.scoreboard.get_mut(i) {
+                    if s.seq == seq {
+                        s.retx = true;
+                    }
+                }
+            }
+        } else {
+            if self.timed.is_none() {
+                self.timed = Some((seq + len, now));
+            }
+            if self.recovery == Recovery::Sack {
+                self.scoreboard.push_back(SbSeg { seq, len: len as u32, sacked: false, retx: false });
+            }
         }
-        out.push(Segment { seq, len, retx });
+        self.last_send = Some(now);
+        out.push(Segment { seq, len: len as u32, retx, last: seq + len >= self.end && self.end != u64::MAX });
     }
 
-    /// Send as much as the window allows.
-    fn send_window(&mut self, now: Time, out: &mut Vec<Segment>) {
-        let wnd = self.window();
+    /// Send from `snd_nxt` as much as the window (plus `extra` bytes of
+    /// limited transmit) allows.
+    fn send_window(&mut self, now: Time, extra: u64, out: &mut Vec<Segment>) {
+        let cwnd = self.cc.window() + self.inflation + extra;
+        let mut rwnd_blocked = false;
         while self.snd_nxt < self.end {
-            let len = self.mss.min(self.end - self.snd_nxt);
-            if self.snd_nxt + len - self.snd_una > wnd {
+            let len = self.seg_len(self.snd_nxt);
+            let need = self.snd_nxt + len - self.snd_una;
+            if need > cwnd.min(self.max_window) {
+                rwnd_blocked = need > self.max_window && need <= cwnd;
                 break;
             }
             self.emit(now, self.snd_nxt, out);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
+        self.note_rwnd(rwnd_blocked);
+        self.arm_timer(now);
+    }
+
+    fn note_rwnd(&mut self, blocked: bool) {
+        if blocked && !self.rwnd_limited {
+            self.stats.rwnd_stalls += 1;
+        }
+        self.rwnd_limited = blocked;
+    }
+
+    fn arm_timer(&mut self, now: Time) {
         // RFC 6298 (5.1): start the timer when data is outstanding.
         if self.rto_deadline.is_none() && self.snd_max > self.snd_una {
             self.restart_timer(now);
         }
     }
 
-    /// A cumulative acknowledgement `ack` (the next byte the receiver expects).
-    pub fn on_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Segment>) {
+    fn send_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.recovery == Recovery::Sack && self.in_recovery {
+            self.sack_send(now, out);
+        } else {
+            self.send_window(now, 0, out);
+        }
+        self.update_state();
+    }
+
+    /// A cumulative acknowledgement `ack` (the next byte the receiver
+    /// expects), with the SACK blocks it carries.
+    pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+        self.stats.sack_blocks += sack.len() as u64;
+        let sack_news = self.recovery == Recovery::Sack && self.sb_mark(sack);
         if ack > self.snd_una {
-            let acked = ack - self.snd_una;
-            let flight = self.flight();
-            if let Some((e, t0)) = self.timed {
-                if ack >= e {
-                    self.rtt.sample(now - t0);
-                    self.timed = None;
-                    self.backoff = 0;
+            self.on_new_ack(now, ack, out);
+        } else if ack == self.snd_una && self.snd_max > self.snd_una {
+            self.on_dupack(now, sack_news, out);
+        }
+        self.update_state();
+    }
+
+    fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Segment>) {
+        let acked = ack - self.snd_una;
+        let flight = self.flight();
+        if let Some((e, t0)) = self.timed {
+            if ack >= e {
+                self.rtt.sample(now - t0);
+                if let Some(srtt) = self.rtt.srtt() {
+                    self.cc.on_rtt(srtt);
                 }
+                self.timed = None;
+                self.backoff = 0;
             }
-            self.snd_una = ack;
-            self.snd_nxt = self.snd_nxt.max(ack);
-            self.dupacks = 0;
-            let mut partial = false;
-            if self.in_recovery {
-                partial = self.cc.recovery() == Recovery::NewReno && self.recover.is_some_and(|r| ack < r);
-                if partial {
+        }
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.dupacks = 0;
+        while self.scoreboard.front().is_some_and(|s| s.seq + u64::from(s.len) <= ack) {
+            self.scoreboard.pop_front();
+        }
+        let below_recover = self.recover.is_some_and(|r| ack < r);
+        let mut partial = false;
+        if self.in_recovery {
+            match self.recovery {
+                Recovery::NewReno if below_recover => {
                     // RFC 6582 section 3.2, step 3 (partial ACK): retransmit the
                     // first unacknowledged segment, deflate the window by the
-                    // amount acknowledged and add back one SMSS (never below
+                    // amount acknowledged and add back one SMSS (not below
                     // ssthresh here), and stay in recovery.
                     self.inflation = (self.inflation + self.mss).saturating_sub(acked);
-                } else {
-                    // Reno leaves fast recovery on the first new ACK, NewReno on
-                    // the full ACK; both deflate the window to ssthresh
-                    // (RFC 5681 section 3.2 step 6, RFC 6582 step 3 full ACK).
+                    partial = true;
+                }
+                Recovery::Sack if below_recover => partial = true,
+                _ => {
+                    // Reno leaves fast recovery on the first new ACK, NewReno and
+                    // SACK on the full ACK; all deflate the window to ssthresh
+                    // (RFC 5681 section 3.2 step 6, RFC 6582 step 3, RFC 6675 section 5).
                     self.in_recovery = false;
                     self.inflation = 0;
                     self.cc.on_recovery_exit(now);
                 }
-            } else {
-                self.cc.on_ack(now, acked, flight);
             }
-            if partial {
-                self.emit(now, self.snd_una, out);
+        } else {
+            self.cc.on_ack(now, acked, flight);
+        }
+        if self.snd_una >= self.snd_max {
+            // RFC 6298 (5.2): all outstanding data acknowledged.
+            self.rto_deadline = None;
+        } else {
+            // RFC 6298 (5.3): restart on an ACK of new data.
+            self.restart_timer(now);
+        }
+        if partial && self.recovery == Recovery::NewReno {
+            self.emit(now, self.snd_una, out);
+        }
+        self.send_data(now, out);
+    }
+
+    fn on_dupack(&mut self, now: Time, sack_news: bool, out: &mut Vec<Segment>) {
+        self.stats.dupacks += 1;
+        self.dupacks += 1;
+        if self.in_recovery {
+            match self.recovery {
+                Recovery::Sack => self.sack_send(now, out),
+                _ => {
+                    // RFC 5681 section 3.2, step 4: inflate by one segment.
+                    self.inflation += self.mss;
+                    self.send_window(now, 0, out);
+                }
             }
-            if self.snd_una >= self.snd_max {
-                // RFC 6298 (5.2): all outstanding data acknowledged.
-                self.rto_deadline = None;
-            } else {
-                // RFC 6298 (5.3): restart on an ACK of new data.
-                self.restart_timer(now);
-            }
-            self.send_window(now, out);
-        } else if ack == self.snd_una && self.snd_max > self.snd_una {
-            self.stats.dupacks += 1;
-            self.dupacks += 1;
-            if self.in_recovery {
-                // RFC 5681 section 3.2, step 4: inflate by one segment.
-                self.inflation += self.mss;
-                self.send_window(now, out);
-            } else if self.dupacks == self.dupthresh && self.recover.is_none_or(|r| self.snd_una > r) {
-                // Fast retransmit (steps 2-3). A new recovery starts only when the
-                // ACK has passed the previous one's `recover` point, as in ns-2's
-                // Reno with bug_fix_, so one window's losses are not halved twice.
-                self.stats.fast_retx += 1;
-                self.recover = Some(self.snd_max);
-                self.cc.on_congestion_event(now, self.flight());
-                if self.cc.recovery() == Recovery::None {
+            return;
+        }
+        let may_recover = self.recover.is_none_or(|r| self.snd_una > r);
+        let sack_loss = self.recovery == Recovery::Sack && sack_news && self.sb_head_lost();
+        if (self.dupacks >= self.dupthresh || sack_loss) && may_recover {
+            // Fast retransmit. A new recovery starts only when the ACK has
+            // passed the previous one's `recover` point (RFC 6582 section 3.2
+            // step 1; ns-2's Reno bug_fix_), so one window's losses are not
+            // halved twice.
+            self.stats.fast_retx += 1;
+            self.cause = Cause::Fast;
+            self.recover = Some(self.snd_max);
+            self.cc.on_congestion_event(now, self.flight());
+            match self.recovery {
+                Recovery::None => {
                     // Tahoe: no fast recovery; resend from the first
                     // unacknowledged segment in slow start.
                     self.timed = None;
                     self.snd_nxt = self.snd_una;
                     self.restart_timer(now);
-                    self.send_window(now, out);
-                    return;
+                    self.send_window(now, 0, out);
                 }
-                self.inflation = u64::from(self.dupthresh) * self.mss;
-                self.in_recovery = true;
-                self.emit(now, self.snd_una, out);
-                self.restart_timer(now);
-                self.send_window(now, out);
+                Recovery::Reno | Recovery::NewReno => {
+                    self.inflation = u64::from(self.dupthresh) * self.mss;
+                    self.in_recovery = true;
+                    self.emit(now, self.snd_una, out);
+                    self.restart_timer(now);
+                    self.send_window(now, 0, out);
+                }
+                Recovery::Sack => {
+                    // RFC 6675 section 5, steps 4.1-4.4: retransmit the first
+                    // lost segment, then send while cwnd - pipe >= 1 SMSS.
+                    self.in_recovery = true;
+                    self.emit(now, self.snd_una, out);
+                    self.restart_timer(now);
+                    self.sack_send(now, out);
+                }
+            }
+        } else if self.limited_transmit && self.dupacks < self.dupthresh {
+            // RFC 3042: one new segment for each of the first two duplicate
+            // ACKs, if the receiver's window allows.
+            self.send_window(now, u64::from(self.dupacks) * self.mss, out);
+        }
+    }
+
+    /// Mark SACKed segments; true if any segment became SACKed.
+    fn sb_mark(&mut self, sack: &[(u64, u64)]) -> bool {
+        let mut news = false;
+        for &(s, e) in sack {
+            let mut i = self.scoreboard.partition_point(|g| g.seq < s);
+            while let Some(g) = self.scoreboard.get_mut(i) {
+                if g.seq + u64::from(g.len) > e {
+                    break;
+                }
+                if !g.sacked {
+                    g.sacked = true;
+                    news = true;
+                }
+                i += 1;
             }
         }
+        news
+    }
+
+    /// RFC 6675 `IsLost` for the first outstanding segment.
+    fn sb_head_lost(&self) -> bool {
+        let limit = u64::from(self.dupthresh - 1) * self.mss;
+        let sacked: u64 = self.scoreboard.iter().filter(|g| g.sacked).map(|g| u64::from(g.len)).sum();
+        self.scoreboard.front().is_some_and(|g| !g.sacked) && sacked > limit
+    }
+
+    /// RFC 6675 `pipe` and `NextSeg` in one backward pass: returns pipe and
+    /// the first segment to retransmit by rule 1 (lost, not yet
+    /// retransmitted) or rule 3 (not SACKed, not retransmitted, below the
+    /// highest SACKed segment).
+    fn sb_scan(&self) -> (u64, Option<u64>, Option<u64>) {
+        let limit = u64::from(self.dupthresh - 1) * self.mss;
+        let mut sacked_above = 0u64;
+        let mut pipe = 0u64;
+        let mut rule1 = None;
+        let mut rule3 = None;
+        for g in self.scoreboard.iter().rev() {
+            let len = u64::from(g.len);
+            if g.sacked {
+                sacked_above += len;
+                continue;
+            }
+            let lost = sacked_above > limit;
+            if !lost {
+                pipe += len;
+            }
+            if g.retx {
+                pipe += len;
+            } else {
+                if lost {
+                    rule1 = Some(g.seq);
+                }
+                if sacked_above > 0 {
+                    rule3 = Some(g.seq);
+                }
+            }
+        }
+        (pipe, rule1, rule3)
+    }
+
+    /// Send during SACK recovery while cwnd - pipe >= 1 SMSS (RFC 6675 section 5, step C).
+    fn sack_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        loop {
+            let (pipe, rule1, rule3) = self.sb_scan();
+            if self.cc.window() < pipe + self.mss {
+                break;
+            }
+            if let Some(seq) = rule1 {
+                self.emit(now, seq, out);
+                continue;
+            }
+            if self.snd_nxt < self.end {
+                let len = self.seg_len(self.snd_nxt);
+                if self.snd_nxt + len - self.snd_una <= self.max_window {
+                    let seq = self.snd_nxt;
+                    self.emit(now, seq, out);
+                    self.snd_nxt += len;
+                    self.snd_max = self.snd_max.max(self.snd_nxt);
+                    continue;
+                }
+                self.note_rwnd(true);
+            }
+            match rule3 {
+                Some(seq) => self.emit(now, seq, out),
+                None => break,
+            }
+        }
+        self.arm_timer(now);
     }
 
     /// The retransmission timer fired; the caller checks `now >= poll_timeout()`.
@@ -238,17 +558,26 @@ impl Sender {
             return;
         }
         self.stats.timeouts += 1;
+        self.cause = Cause::Timeout;
         self.cc.on_timeout(now, self.flight());
         self.in_recovery = false;
         self.inflation = 0;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
         self.timed = None;
+        // After a timeout, SACK information is not trusted (RFC 2018 section 8).
+        for g in self.scoreboard.iter_mut() {
+            g.sacked = false;
+            g.retx = false;
+        }
         // RFC 6298 (5.5): back off; (5.4) retransmit from the first unacknowledged byte.
         self.backoff = (self.backoff + 1).min(self.max_backoff);
         self.snd_nxt = self.snd_una;
         self.restart_timer(now);
-        self.send_window(now, out);
+        // The window restarts from one segment: a new slow start.
+        self.state = State::CongestionAvoidance;
+        self.send_window(now, 0, out);
+        self.update_state();
     }
 }
 
@@ -261,7 +590,7 @@ mod tests {
     const MSS: u64 = 1460;
 
     fn sender(iw: u32, size: u64) -> Sender {
-        Sender::new(&TcpConfig { iw, ..Default::default() }, Some(size))
+        Sender::new(&TcpConfig { iw_bytes: u64::from(iw) * MSS, ..Default::default() }, Some(size))
     }
 
     #[test]
@@ -270,6 +599,7 @@ mod tests {
         let mut out = Vec::new();
         s.start(Time::ZERO, &mut out);
         let seqs: Vec<(u64, u32)> = out.iter().map(|g| (g.seq, g.len)).collect();
+        assert!(out[3].last && !out[2].last);
         assert_eq!(seqs, vec![(0, 1460), (1460, 1460), (2920, 1460), (4380, 100)]);
         assert_eq!(s.poll_timeout(), Some(Time::ZERO + Dur::from_secs(1)));
     }
@@ -283,22 +613,22 @@ mod tests {
         let t = Time::from_ns(100_000_000);
         out.clear();
         // Segment 0 is lost: nine duplicate ACKs for byte 0.
-        s.on_ack(t, 0, &mut out);
-        s.on_ack(t, 0, &mut out);
+        s.on_ack(t, 0, &[], &mut out);
+        s.on_ack(t, 0, &[], &mut out);
         assert!(out.is_empty());
-        s.on_ack(t, 0, &mut out);
-        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true }]);
+        s.on_ack(t, 0, &[], &mut out);
+        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }]);
         // ssthresh = 10/2 = 5 segments, window = 5 + 3 = 8 < flight 10.
         assert_eq!(s.cc.ssthresh(), 5 * MSS);
         out.clear();
         for _ in 0..6 {
-            s.on_ack(t, 0, &mut out);
+            s.on_ack(t, 0, &[], &mut out);
         }
         // Window 8 + 6 = 14 segments: four new ones go out.
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|g| !g.retx));
         out.clear();
-        s.on_ack(t, 10 * MSS, &mut out);
+        s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!((s.stats.fast_retx, s.stats.retx_pkts, s.stats.timeouts), (1, 1, 0));
     }
@@ -306,13 +636,13 @@ mod tests {
     /// A window of ten segments in which segments 0 and 3 are lost: the
     /// receiver answers segments 1, 2 and 4..9 with duplicate ACKs for byte 0.
     fn two_losses(cc: CcKind) -> (Sender, Vec<Segment>) {
-        let mut s = Sender::new(&TcpConfig { iw: 10, cc, ..Default::default() }, Some(100 * MSS));
+        let mut s = Sender::new(&TcpConfig { iw_bytes: 10 * MSS, cc, ..Default::default() }, Some(100 * MSS));
         let mut out = Vec::new();
         s.start(Time::ZERO, &mut out);
         out.clear();
         let t = Time::from_ns(100_000_000);
         for _ in 0..8 {
-            s.on_ack(t, 0, &mut out);
+            s.on_ack(t, 0, &[], &mut out);
         }
         (s, out)
     }
@@ -320,16 +650,16 @@ mod tests {
     #[test]
     fn newreno_retransmits_on_a_partial_ack_and_stays_in_recovery() {
         let (mut s, out) = two_losses(CcKind::NewReno);
-        assert_eq!(out[0], Segment { seq: 0, len: 1460, retx: true });
+        assert_eq!(out[0], Segment { seq: 0, len: 1460, retx: true, last: false });
         let t = Time::from_ns(200_000_000);
         let mut out = Vec::new();
         // The retransmitted segment 0 fills the first hole: ACK up to segment 3.
-        s.on_ack(t, 3 * MSS, &mut out);
-        assert_eq!(out[0], Segment { seq: 3 * MSS, len: 1460, retx: true }, "partial ACK retransmits at once");
+        s.on_ack(t, 3 * MSS, &[], &mut out);
+        assert_eq!(out[0], Segment { seq: 3 * MSS, len: 1460, retx: true, last: false }, "partial ACK retransmits at once");
         assert_eq!((s.stats.fast_retx, s.stats.timeouts), (1, 0));
         // The full ACK (everything sent before recovery) ends recovery at ssthresh.
         out.clear();
-        s.on_ack(t, 10 * MSS, &mut out);
+        s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!(s.stats.retx_pkts, 2);
     }
@@ -338,13 +668,13 @@ mod tests {
     fn reno_leaves_recovery_on_a_partial_ack() {
         let (mut s, _) = two_losses(CcKind::Reno);
         let mut out = Vec::new();
-        s.on_ack(Time::from_ns(200_000_000), 3 * MSS, &mut out);
+        s.on_ack(Time::from_ns(200_000_000), 3 * MSS, &[], &mut out);
         assert!(out.iter().all(|g| !g.retx), "Reno does not retransmit on a partial ACK");
         assert_eq!(s.cc.window(), 5 * MSS);
         // Further duplicate ACKs for segment 3 do not start a second recovery
         // before the recover point is passed: the timer must repair it.
         for _ in 0..5 {
-            s.on_ack(Time::from_ns(210_000_000), 3 * MSS, &mut out);
+            s.on_ack(Time::from_ns(210_000_000), 3 * MSS, &[], &mut out);
         }
         assert_eq!(s.stats.fast_retx, 1);
     }
@@ -352,7 +682,7 @@ mod tests {
     #[test]
     fn tahoe_restarts_slow_start_after_fast_retransmit() {
         let (s, out) = two_losses(CcKind::Tahoe);
-        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true }], "one segment, then wait");
+        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }], "one segment, then wait");
         assert_eq!((s.cc.window(), s.cc.ssthresh()), (MSS, 5 * MSS));
         assert_eq!(s.stats.fast_retx, 1);
     }
@@ -365,12 +695,12 @@ mod tests {
         out.clear();
         let t1 = s.poll_timeout().unwrap();
         s.on_timeout(t1, &mut out);
-        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true }]);
+        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }]);
         assert_eq!(s.cc.window(), MSS);
         assert_eq!(s.poll_timeout(), Some(t1 + Dur::from_secs(2)));
         out.clear();
         // The ACK of the retransmission gives no RTT sample (Karn) and opens the window.
-        s.on_ack(t1 + Dur::from_ms(100), MSS, &mut out);
+        s.on_ack(t1 + Dur::from_ms(100), MSS, &[], &mut out);
         assert_eq!(s.rtt.samples(), 0);
         assert_eq!(out.len(), 2);
         assert!(out.iter().all(|g| g.retx), "go-back-N resends what was outstanding");

@@ -1,0 +1,151 @@
+//! Connection establishment, as two-way TCP does it: the client (the data
+//! receiver) sends SYN, the server answers SYN-ACK, and the client's ACK of
+//! the SYN-ACK carries the request; the server starts sending when it
+//! arrives. A SYN is retransmitted after the initial RTO with exponential
+//! backoff (RFC 6298 section 5.7; 3 s in RFC 2988-era stacks, 1 s in RFC
+//! 6298). The server retransmits an unanswered SYN-ACK the same way, and
+//! the client answers every SYN-ACK with its request, which repairs a lost
+//! request. A handshake round trip whose packets were not retransmitted gives
+//! the server its first RTT sample (Karn's rule).
+
+use crate::time::{Dur, Time};
+
+/// The client side: SYN out, SYN-ACK in.
+#[derive(Clone, Debug)]
+pub struct Opener {
+    rto: Dur,
+    max_backoff: u32,
+    backoff: u32,
+    deadline: Option<Time>,
+    open: bool,
+    pub syn_sent: u32,
+}
+
+impl Opener {
+    pub fn new(initial_rto: Dur, max_backoff: u32) -> Opener {
+        Opener { rto: initial_rto, max_backoff, backoff: 0, deadline: None, open: false, syn_sent: 0 }
+    }
+
+    fn arm(&mut self, now: Time) {
+        let f = 1u64 << self.backoff.min(62);
+        self.deadline = Some(now + self.rto.saturating_mul(f));
+    }
+
+    /// Send the first SYN.
+    pub fn start(&mut self, now: Time) {
+        self.syn_sent = 1;
+        self.arm(now);
+    }
+
+    /// A SYN-ACK arrived: answer it with the request (every time).
+    pub fn on_synack(&mut self) {
+        self.open = true;
+        self.deadline = None;
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.open
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    /// The SYN timer fired: back off and resend the SYN.
+    pub fn on_timeout(&mut self, now: Time) {
+        self.backoff = (self.backoff + 1).min(self.max_backoff);
+        self.syn_sent += 1;
+        self.arm(now);
+    }
+}
+
+/// The server side: SYN in, SYN-ACK out, request in.
+#[derive(Clone, Debug)]
+pub struct Listener {
+    rto: Dur,
+    max_backoff: u32,
+    backoff: u32,
+    deadline: Option<Time>,
+    first_synack: Option<Time>,
+    open: bool,
+    pub synack_sent: u32,
+    syn_seen: u32,
+}
+
+impl Listener {
+    pub fn new(initial_rto: Dur, max_backoff: u32) -> Listener {
+        Listener { rto: initial_rto, max_backoff, backoff: 0, deadline: None, first_synack: None, open: false, synack_sent: 0, syn_seen: 0 }
+    }
+
+    fn arm(&mut self, now: Time) {
+        let f = 1u64 << self.backoff.min(62);
+        self.deadline = Some(now + self.rto.saturating_mul(f));
+    }
+
+    /// A SYN arrived: returns whether to send a SYN-ACK.
+    pub fn on_syn(&mut self, now: Time) -> bool {
+        self.syn_seen += 1;
+        if self.open {
+            return false;
+        }
+        if self.first_synack.is_none() {
+            self.first_synack = Some(now);
+        }
+        self.synack_sent += 1;
+        self.arm(now);
+        true
+    }
+
+    /// The request arrived. The first time, returns `Some(rtt)` where `rtt`
+    /// is the handshake's RTT sample if nothing was retransmitted.
+    pub fn on_request(&mut self, now: Time) -> Option<Option<Dur>> {
+        if self.open {
+            return None;
+        }
+        self.open = true;
+        self.deadline = None;
+        let clean = self.synack_sent == 1 && self.syn_seen == 1;
+        Some(self.first_synack.filter(|_| clean).map(|t| now - t))
+    }
+
+    pub fn poll_timeout(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    /// The SYN-ACK timer fired: back off and resend the SYN-ACK.
+    pub fn on_timeout(&mut self, now: Time) {
+        self.backoff = (self.backoff + 1).min(self.max_backoff);
+        self.synack_sent += 1;
+        self.arm(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syn_backoff_doubles() {
+        let mut o = Opener::new(Dur::from_secs(3), 6);
+        o.start(Time::ZERO);
+        assert_eq!(o.poll_timeout(), Some(Time::ZERO + Dur::from_secs(3)));
+        o.on_timeout(Time::ZERO + Dur::from_secs(3));
+        assert_eq!(o.poll_timeout(), Some(Time::ZERO + Dur::from_secs(9)));
+        assert_eq!(o.syn_sent, 2);
+        o.on_synack();
+        assert_eq!(o.poll_timeout(), None);
+    }
+
+    #[test]
+    fn clean_handshake_gives_an_rtt_sample_and_a_repeat_gives_none() {
+        let mut l = Listener::new(Dur::from_secs(1), 6);
+        assert!(l.on_syn(Time::from_ns(10)));
+        assert_eq!(l.on_request(Time::from_ns(110)), Some(Some(Dur::from_ns(100))));
+        assert_eq!(l.on_request(Time::from_ns(120)), None);
+        assert!(!l.on_syn(Time::from_ns(130)));
+        let mut l = Listener::new(Dur::from_secs(1), 6);
+        l.on_syn(Time::ZERO);
+        l.on_timeout(Time::ZERO + Dur::from_secs(1));
+        assert_eq!(l.on_request(Time::ZERO + Dur::from_secs(2)), Some(None), "Karn: no sample after a retransmission");
+    }
+}
