@@ -59,6 +59,30 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
         print_summary(res, Console(width=None if sys.stdout.isatty() else 132))
 
 
+@main.command("plot")
+@click.argument("figure", type=click.Choice(["seq", "cwnd"]))
+@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.option("--out", "-o", required=True, help="Output file, .png or .svg.")
+@click.option("--app", "apps", multiple=True, help="Application to draw (repeatable; default: all).")
+@click.option("--link", default=None, help="seq: the link whose packets are drawn, 'from->to' (dumbbell default: r0->r1).")
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Override a scenario field (repeatable).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Replace sim.seed.")
+def plot_cmd(figure: str, scenario: str, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...], seed: int | None) -> None:
+    """Run SCENARIO and draw FIGURE: 'seq' (packet number against time at a
+    link, with drops and retransmissions) or 'cwnd' (cwnd and ssthresh)."""
+    from .plots import plot_run
+
+    try:
+        path = plot_run(figure, scenario, out, apps=list(apps) or None, link=link, overrides=_parse_sets(sets), seed=seed)
+    except ScenarioError as e:
+        _fail(str(e))
+        return
+    except TcplabError as e:
+        _fail(str(e), 1)
+        return
+    click.echo(f"wrote {path}")
+
+
 def _si(x: float, unit: str) -> str:
     for factor, prefix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= factor:

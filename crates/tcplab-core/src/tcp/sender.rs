@@ -223,6 +223,12 @@ impl Sender {
         self.rto_deadline = Some(now + self.rtt.backed_off(self.backoff));
     }
 
+    /// The loss response restarts slow start from one segment: a new entry.
+    fn restart_slow_start(&mut self) {
+        self.stats.ss_entries += 1;
+        self.state = State::SlowStart;
+    }
+
     fn update_state(&mut self) {
         let st = if self.in_recovery {
             State::Recovery
@@ -432,6 +438,7 @@ impl Sender {
                 Recovery::None => {
                     // Tahoe: no fast recovery; resend from the first
                     // unacknowledged segment in slow start.
+                    self.restart_slow_start();
                     self.timed = None;
                     self.snd_nxt = self.snd_una;
                     self.restart_timer(now);
@@ -574,8 +581,7 @@ impl Sender {
         self.backoff = (self.backoff + 1).min(self.max_backoff);
         self.snd_nxt = self.snd_una;
         self.restart_timer(now);
-        // The window restarts from one segment: a new slow start.
-        self.state = State::CongestionAvoidance;
+        self.restart_slow_start();
         self.send_window(now, 0, out);
         self.update_state();
     }
@@ -685,6 +691,32 @@ mod tests {
         assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }], "one segment, then wait");
         assert_eq!((s.cc.window(), s.cc.ssthresh()), (MSS, 5 * MSS));
         assert_eq!(s.stats.fast_retx, 1);
+    }
+
+    #[test]
+    fn restart_after_idle_resets_the_window_when_on() {
+        for on in [true, false] {
+            let cfg = TcpConfig { iw_bytes: 2 * MSS, idle_restart: on, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(0));
+            let mut out = Vec::new();
+            s.write(Time::ZERO, 20 * MSS, &mut out);
+            // Acknowledge everything as it goes: slow start grows the window.
+            let mut t = Time::ZERO;
+            while !s.is_done() {
+                t += Dur::from_ms(100);
+                let next = s.snd_nxt();
+                out.clear();
+                s.on_ack(t, next, &[], &mut out);
+            }
+            let grown = s.cc.window();
+            assert!(grown > 8 * MSS);
+            // Idle for more than one RTO (1 s), then more data.
+            out.clear();
+            s.write(t + Dur::from_secs(3), 20 * MSS, &mut out);
+            let expected = if on { 2 * MSS } else { grown };
+            assert_eq!(s.cc.window(), expected);
+            assert_eq!(out.len() as u64, expected / MSS);
+        }
     }
 
     #[test]

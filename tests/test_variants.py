@@ -1,0 +1,222 @@
+"""TCP variants on the Fall & Floyd (1996) drop-pattern experiments, and the
+connection lifecycle, loss injection, counters and traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tcplab
+
+from .conftest import dumbbell
+
+FF = str(Path(__file__).resolve().parent.parent / "examples" / "fall-floyd-drops.toml")
+MSS = 1000
+# Base round trip: 1040-byte data and 40-byte ACK over 8 Mb/s + 0.1 ms and 0.8 Mb/s + 100 ms.
+RTT = (0.1e-3 + 1040 * 8 / 8e6 + 100e-3 + 1040 * 8 / 0.8e6) + (100e-3 + 40 * 8 / 0.8e6 + 0.1e-3 + 40 * 8 / 8e6)
+DROPS = {1: [20], 2: [20, 22], 3: [20, 22, 24], 4: [20, 22, 24, 26]}
+
+
+def ff(cc: str, ndrops: int) -> tcplab.Result:
+    return tcplab.run(FF, overrides={"tcp.cc": cc, "losses.0.packets": DROPS[ndrops]})
+
+
+def retransmissions(res: tcplab.Result):
+    pk = res.packets
+    return pk[(pk.event == "dequeue") & pk.retx & (pk.kind == "data")]
+
+
+@pytest.mark.parametrize("cc", ["tahoe", "reno", "newreno", "sack"])
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_drops_are_injected_exactly(cc: str, ndrops: int) -> None:
+    res = ff(cc, ndrops)
+    link = res.links[(res.links.src == "r1") & (res.links.dst == "k1")].iloc[0]
+    assert link.loss_drops == ndrops and link.drops == ndrops
+    drops = res.packets[res.packets.event == "drop"]
+    # Packet n (1-based) of a loss-free slow start carries segment n - 1.
+    assert list(drops.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
+    f = res.flows.iloc[0]
+    assert f.retx_pkts == f.retx_fast_pkts + f.retx_timeout_pkts
+    assert f.retx_pkts == len(retransmissions(res))
+
+
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_tahoe_slow_starts_after_the_loss(ndrops: int) -> None:
+    res = ff("tahoe", ndrops)
+    f = res.flows.iloc[0]
+    assert f.fast_retx == 1 and f.timeouts == 0
+    assert f.ss_entries == 2, "the initial slow start and one after the loss"
+    # When the retransmission leaves the bottleneck, the sender's window is one segment.
+    first_retx = retransmissions(res).t.min()
+    at = res.traces[res.traces.t <= first_retx].iloc[-1]
+    assert at.cwnd == MSS and at.state == "slow_start" and at.t > first_retx - RTT
+    # Go-back-N: Tahoe resends segments that were not lost when several were.
+    assert (f.retx_pkts == 1) if ndrops == 1 else (f.retx_pkts > ndrops)
+
+
+def test_reno_one_drop_fast_recovery_without_timeout() -> None:
+    f = ff("reno", 1).flows.iloc[0]
+    assert (f.fast_retx, f.timeouts, f.retx_pkts) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("ndrops", [3, 4])
+def test_reno_three_or_more_drops_end_in_a_timeout(ndrops: int) -> None:
+    f = ff("reno", ndrops).flows.iloc[0]
+    assert f.fast_retx == 1 and f.timeouts >= 1
+
+
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_newreno_one_retransmission_per_rtt_and_no_timeout(ndrops: int) -> None:
+    res = ff("newreno", ndrops)
+    f = res.flows.iloc[0]
+    assert (f.fast_retx, f.timeouts, f.retx_pkts) == (1, 0, ndrops)
+    rt = retransmissions(res)
+    assert list(rt.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
+    gaps = rt.t.diff().dropna()
+    assert all(g == pytest.approx(RTT, rel=0.05) for g in gaps), list(gaps)
+
+
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_sack_repairs_the_window_within_one_rtt(ndrops: int) -> None:
+    res = ff("sack", ndrops)
+    f = res.flows.iloc[0]
+    assert (f.fast_retx, f.timeouts, f.retx_pkts) == (1, 0, ndrops)
+    assert f.sack_blocks > 0
+    rt = retransmissions(res)
+    assert list(rt.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
+    assert rt.t.max() - rt.t.min() < RTT
+
+
+def test_sack_beats_reno_and_tahoe_on_four_drops() -> None:
+    got = {cc: ff(cc, 4).flows.iloc[0].bytes_delivered for cc in ("tahoe", "reno", "newreno", "sack")}
+    assert got["sack"] > got["newreno"] and got["sack"] > got["reno"] and got["sack"] > got["tahoe"]
+
+
+# ------------------------------------------------------------------ lifecycle
+
+def _one_path(**tcp):
+    return dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="50ms", access_rate="100Mbps", access_delay="1ms",
+                    tcp={"handshake": True, **tcp}, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "1460B"}])  # fmt: skip
+
+
+def one_way(nbytes: int) -> float:
+    return 2 * (1e-3 + nbytes * 8 / 100e6) + 50e-3 + nbytes * 8 / 10e6
+
+
+def test_one_segment_with_handshake_takes_two_rtts_plus_serialization() -> None:
+    f = tcplab.run(_one_path(iw=1)).flows.iloc[0]
+    rtt = 2 * one_way(40)
+    # SYN, SYN-ACK, request (40 bytes each), then the 1500-byte segment.
+    assert f.fct_s == pytest.approx(2 * rtt + one_way(1500) - one_way(40), abs=1e-9)
+    assert (f.syn_sent, f.synack_sent, f.completed, f.closed) == (1, 1, True, True)
+    # The handshake gave the server its first RTT sample.
+    assert f.rtt_samples >= 1
+
+
+@pytest.mark.parametrize("rto", ["3s", "1s"])
+@pytest.mark.parametrize("kind,link", [("syn", "k0->r1"), ("synack", "s0->r0"), ("request", "k0->r1")])
+def test_a_lost_handshake_packet_adds_exactly_the_initial_rto(rto: str, kind: str, link: str) -> None:
+    base = tcplab.run(_one_path(rto_initial=rto)).flows.iloc[0].fct_s
+    sc = _one_path(rto_initial=rto)
+    sc["losses"] = [{"link": link, "kind": kind, "packets": [1]}]
+    f = tcplab.run(sc).flows.iloc[0]
+    assert f.fct_s - base == pytest.approx(float(rto[:-1]), abs=1e-9)
+
+
+def test_handshake_off_means_one_way_transfer() -> None:
+    f = tcplab.run(_one_path(handshake=False)).flows.iloc[0]
+    assert f.fct_s == pytest.approx(one_way(1500), abs=1e-9)
+    assert f.syn_sent == 0
+
+
+def test_limited_transmit_avoids_a_timeout_with_a_small_window() -> None:
+    def run(lt: bool):
+        sc = dumbbell(tcp={"iw": 3, "ssthresh": "3pkt", "limited_transmit": lt, "window": "64KiB"},
+                      apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "20kB"}])  # fmt: skip
+        sc["losses"] = [{"link": "r0->r1", "kind": "data", "packets": [1]}]
+        return tcplab.run(sc).flows.iloc[0]
+
+    off, on = run(False), run(True)
+    assert (off.timeouts, off.fast_retx) == (1, 0)
+    assert (on.timeouts, on.fast_retx) == (0, 1)
+    assert on.fct_s < off.fct_s
+
+
+@pytest.mark.parametrize("iw,segments", [(4, 4.0), ("4380B", 3.0), ("rfc3390", 3.0), ("rfc6928", 10.0), ("2000B", 2000 / 1460)])
+def test_initial_window_forms(iw, segments) -> None:
+    f = tcplab.run(dumbbell(tcp={"iw": iw})).flows.iloc[0]
+    assert f.iw == pytest.approx(segments)
+
+
+def test_ssthresh_bdp_is_the_path_bdp() -> None:
+    sc = dumbbell(bottleneck_rate="10Mbps", bottleneck_delay="50ms", access_rate="100Mbps", access_delay="1ms",
+                  tcp={"ssthresh": "bdp", "window": "1000pkt"})  # fmt: skip
+    sc["trace"] = {"on_change": True}
+    tr = tcplab.run(sc).traces
+    rtt = one_way(1500) + one_way(40)
+    assert tr.ssthresh.iloc[0] == int(10e6 * rtt / 8)
+
+
+def test_window_above_64k_needs_scaling() -> None:
+    with pytest.raises(tcplab.ScenarioError, match=r"tcp.window = '100pkt': is 146000 bytes, above 65535 without window scaling"):
+        tcplab.run(dumbbell(tcp={"window": "100pkt", "window_scaling": False}))
+    tcplab.run(dumbbell(tcp={"window": "44pkt", "window_scaling": False}))
+
+
+def test_random_loss_rate() -> None:
+    sc = dumbbell(duration="60s", tcp={"window": "30pkt"}, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}])
+    sc["losses"] = [{"link": "r0->r1", "rate": 0.02}]
+    link = tcplab.run(sc).links.set_index(["src", "dst"]).loc[("r0", "r1")]
+    n, p = link.arrivals, 0.02
+    sd = (n * p * (1 - p)) ** 0.5
+    assert abs(link.loss_drops - n * p) < 5 * sd and n > 2_000
+
+
+def test_variants_share_a_link_and_each_completes() -> None:
+    ccs = ["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
+    apps = [{"type": "bulk", "name": cc, "src": f"s{i}", "dst": f"k{i}", "size": "300kB", "tcp": {"cc": cc}} for i, cc in enumerate(ccs)]
+    sc = dumbbell(left=6, right=6, bottleneck_rate="5Mbps", bottleneck_queue="15pkt", access_rate="100Mbps", apps=apps,
+                  tcp={"rto_min": "200ms"})  # fmt: skip
+    f = tcplab.run(sc).flows.set_index("app")
+    assert list(f.cc) == ccs
+    assert f.completed.all() and (f.bytes_delivered == 300_000).all()
+
+
+# ------------------------------------------------------------------ instrumentation
+
+def test_periodic_trace_rows_and_throughput() -> None:
+    sc = dumbbell(duration="20s", tcp={"window": "20pkt"}, apps=[{"type": "bulk", "name": "a", "src": "s0", "dst": "k0", "size": "inf"}])
+    sc["trace"] = {"interval": "10ms"}
+    res = tcplab.run(sc)
+    tr = res.traces
+    assert len(tr) == 2000 and (tr.t.diff().dropna().round(9) == 0.01).all()
+    # Acknowledged throughput over the samples averages to the goodput.
+    assert tr.tput_bps.mean() == pytest.approx(res.flows.goodput_bps.iloc[0], rel=0.01)
+    assert set(tr.state) <= {"slow_start", "congestion_avoidance", "recovery"}
+    assert (tr.flight <= tr.rwnd).all()
+
+
+def test_packet_log_matches_link_counters() -> None:
+    res = tcplab.run(FF, overrides={"losses.0.packets": [20, 22]})
+    pk = res.packets
+    link = res.links[(res.links.src == "r1") & (res.links.dst == "k1")].iloc[0]
+    assert (pk.event == "drop").sum() == link.drops
+    assert (pk.event == "enqueue").sum() + (pk.event == "drop").sum() == link.arrivals
+    assert (pk.t.diff().dropna() >= 0).all()
+
+
+def test_tracing_is_off_by_default() -> None:
+    res = tcplab.run(dumbbell())
+    assert res.traces.empty and res.packets.empty
+
+
+def test_counters_of_a_lossy_mix_add_up() -> None:
+    apps = [{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "400kB", "tcp": {"cc": cc}}
+            for i, cc in enumerate(["reno", "newreno", "sack", "tahoe"])]  # fmt: skip
+    sc = dumbbell(left=4, right=4, bottleneck_rate="2Mbps", bottleneck_queue="8pkt", access_rate="10Mbps", apps=apps,
+                  tcp={"rto_min": "200ms", "window": "40pkt"})  # fmt: skip
+    f = tcplab.run(sc).flows
+    assert f.timeouts.sum() > 0 and f.fast_retx.sum() > 0
+    assert (f.retx_pkts == f.retx_fast_pkts + f.retx_timeout_pkts).all()
+    assert ((f.retx_timeout_pkts > 0) <= (f.timeouts > 0)).all()
