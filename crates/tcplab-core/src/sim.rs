@@ -332,7 +332,8 @@ impl Simulator {
         let mut at = self.now;
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;
-            if self.tapped[link as usize] && self.tap_drops(at, pkt, link) {
+            let tapped = self.tapped[link as usize];
+            if tapped && self.tap_drops(at, pkt, link) {
                 self.dropped += 1;
                 self.pool.free(pkt);
                 return;
@@ -340,7 +341,7 @@ impl Simulator {
             let l = &mut self.links[link as usize];
             let offer = l.offer(at, pkt, bytes);
             let advancing = l.is_advancing();
-            if self.tapped[link as usize] && self.taps[link as usize].log {
+            if tapped && self.taps[link as usize].log {
                 match offer {
                     Offer::Dropped => self.log_packet(at, link, LOG_DROP, pkt),
                     Offer::Admitted { tx_start, .. } => {
@@ -424,11 +425,18 @@ impl Simulator {
             self.forward(pkt, link);
         } else {
             let p = *self.pool.get(pkt);
+            let sack = (p.nsack > 0).then(|| {
+                let mut blocks = [(0u64, 0u64); MAX_SACK];
+                for (k, &(s, e)) in self.pool.sack(pkt)[..p.nsack as usize].iter().enumerate() {
+                    blocks[k] = (p.ack + u64::from(s), p.ack + u64::from(e));
+                }
+                blocks
+            });
             self.pool.free(pkt);
             self.delivered += 1;
             match p.kind {
                 PacketKind::Data => self.on_data(p),
-                PacketKind::Ack => self.on_ack(p),
+                PacketKind::Ack => self.on_ack(p, sack.as_ref().map_or(&[][..], |b| &b[..p.nsack as usize])),
                 PacketKind::Syn => self.on_syn(p.conn),
                 PacketKind::SynAck => self.on_synack(p.conn),
                 PacketKind::Request => self.on_request(p.conn),
@@ -454,7 +462,7 @@ impl Simulator {
             PacketKind::SynAck | PacketKind::Close | PacketKind::Data => conn.data_route,
             _ => conn.ack_route,
         };
-        let mut p = Packet::new(c, route, kind, conn.header + extra, self.now);
+        let mut p = Packet::new(c, route, kind, conn.header + extra);
         p.len = extra;
         self.inject(p);
     }
@@ -465,7 +473,7 @@ impl Simulator {
         let conn = &self.conns[c as usize];
         let (route, header, fin) = (conn.data_route, conn.header, conn.hs.is_some());
         for s in buf.drain(..) {
-            let mut p = Packet::new(c, route, PacketKind::Data, s.len + header, self.now);
+            let mut p = Packet::new(c, route, PacketKind::Data, s.len + header);
             p.seq = s.seq;
             p.len = s.len;
             p.retx = s.retx;
@@ -485,14 +493,19 @@ impl Simulator {
         let n = conn.receiver.sack_blocks(&mut blocks);
         // TCP SACK option: 2 bytes plus 8 per block (RFC 2018 section 3).
         let opt = if n > 0 { 2 + 8 * n as u32 } else { 0 };
-        let mut p = Packet::new(c, conn.ack_route, PacketKind::Ack, conn.header + opt, self.now);
+        let mut p = Packet::new(c, conn.ack_route, PacketKind::Ack, conn.header + opt);
         p.ack = ack;
         p.fin = fin;
         p.nsack = n as u8;
-        for (k, &(s, e)) in blocks[..n].iter().enumerate() {
-            p.sack[k] = ((s - ack) as u32, (e - ack) as u32);
+        let first = self.routes[p.route as usize][0];
+        let id = self.pool.alloc(p);
+        if n > 0 {
+            let slot = self.pool.sack_mut(id);
+            for (k, &(s, e)) in blocks[..n].iter().enumerate() {
+                slot[k] = ((s - ack) as u32, (e - ack) as u32);
+            }
         }
-        self.inject(p);
+        self.forward(id, first);
     }
 
     fn on_data(&mut self, p: Packet) {
@@ -524,15 +537,11 @@ impl Simulator {
         }
     }
 
-    fn on_ack(&mut self, p: Packet) {
+    fn on_ack(&mut self, p: Packet, sack: &[(u64, u64)]) {
         let c = p.conn;
         let now = self.now;
-        let mut blocks = [(0u64, 0u64); MAX_SACK];
-        for (k, &(s, e)) in p.sack[..p.nsack as usize].iter().enumerate() {
-            blocks[k] = (p.ack + u64::from(s), p.ack + u64::from(e));
-        }
         let mut buf = std::mem::take(&mut self.seg_buf);
-        self.conns[c as usize].sender.on_ack(now, p.ack, &blocks[..p.nsack as usize], &mut buf);
+        self.conns[c as usize].sender.on_ack(now, p.ack, sack, &mut buf);
         self.seg_buf = buf;
         self.send_segments(c);
         if p.fin {

@@ -185,11 +185,15 @@ impl Link {
         let c = &mut self.counters;
         c.arrivals += 1;
         c.arrival_bytes += u64::from(bytes);
-        // Bring the cursor to `now`: every earlier packet whose transmission
-        // has started leaves the waiting count.
-        self.advance(now);
         let must_wait = self.busy_until > now;
-        if must_wait {
+        if !must_wait {
+            // The transmitter is idle: every earlier packet has started.
+            self.started = self.fifo.len();
+            self.waiting_bytes = 0;
+        } else {
+            // Bring the cursor to `now`: packets whose transmission has
+            // started leave the waiting count.
+            self.advance(now);
             let occ = Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes };
             if !self.disc.admit(occ, u64::from(bytes)) {
                 self.counters.drops += 1;

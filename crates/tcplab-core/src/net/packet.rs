@@ -4,8 +4,6 @@
 //! a `u32` and the per-packet path allocates nothing once the pool has grown
 //! to the run's peak population.
 
-use crate::time::Time;
-
 /// Index of a packet in the [`PacketPool`].
 pub type PacketId = u32;
 
@@ -76,15 +74,15 @@ pub struct Packet {
     pub seq: u64,
     /// Ack: cumulative acknowledgement (next byte expected).
     pub ack: u64,
-    /// Ack: SACK blocks as offsets above `ack`.
-    pub sack: [(u32, u32); MAX_SACK],
-    /// When the packet left its source.
-    pub sent: Time,
 }
+
+/// SACK blocks of an ACK, as offsets above its cumulative acknowledgement.
+/// Kept beside the pool rather than in [`Packet`], so packets stay small.
+pub type SackBlocks = [(u32, u32); MAX_SACK];
 
 impl Packet {
     /// A packet of `kind` with every optional field empty.
-    pub fn new(conn: u32, route: u32, kind: PacketKind, wire_bytes: u32, sent: Time) -> Packet {
+    pub fn new(conn: u32, route: u32, kind: PacketKind, wire_bytes: u32) -> Packet {
         Packet {
             conn,
             route,
@@ -97,8 +95,6 @@ impl Packet {
             len: 0,
             seq: 0,
             ack: 0,
-            sack: [(0, 0); MAX_SACK],
-            sent,
         }
     }
 }
@@ -107,6 +103,7 @@ impl Packet {
 #[derive(Default)]
 pub struct PacketPool {
     slots: Vec<Packet>,
+    sacks: Vec<SackBlocks>,
     free: Vec<PacketId>,
     live: usize,
     /// Packets ever allocated (the number of distinct packets the run made).
@@ -124,6 +121,7 @@ impl PacketPool {
             }
             None => {
                 self.slots.push(p);
+                self.sacks.push([(0, 0); MAX_SACK]);
                 (self.slots.len() - 1) as PacketId
             }
         }
@@ -143,6 +141,17 @@ impl PacketPool {
     #[inline]
     pub fn get_mut(&mut self, id: PacketId) -> &mut Packet {
         &mut self.slots[id as usize]
+    }
+
+    /// The SACK blocks slot of packet `id` (meaningful for its first `nsack` entries).
+    #[inline]
+    pub fn sack(&self, id: PacketId) -> &SackBlocks {
+        &self.sacks[id as usize]
+    }
+
+    #[inline]
+    pub fn sack_mut(&mut self, id: PacketId) -> &mut SackBlocks {
+        &mut self.sacks[id as usize]
     }
 
     /// Packets allocated and not yet freed.

@@ -204,6 +204,7 @@ impl Sender {
     /// Open the transfer: send the initial window.
     pub fn start(&mut self, now: Time, out: &mut Vec<Segment>) {
         self.send_data(now, out);
+        self.update_state();
     }
 
     /// The application writes `bytes` more (persistent connections). After
@@ -217,6 +218,7 @@ impl Sender {
         }
         self.end = self.end.saturating_add(bytes);
         self.send_data(now, out);
+        self.update_state();
     }
 
     fn restart_timer(&mut self, now: Time) {
@@ -336,7 +338,6 @@ impl Sender {
         } else {
             self.send_window(now, 0, out);
         }
-        self.update_state();
     }
 
     /// A cumulative acknowledgement `ack` (the next byte the receiver

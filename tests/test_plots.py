@@ -1,0 +1,56 @@
+"""Figures and shipped examples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import tcplab
+from tcplab.cli import main
+from tcplab.plots import seq_plot
+
+ROOT = Path(__file__).resolve().parent.parent
+FF = str(ROOT / "examples" / "fall-floyd-drops.toml")
+
+
+def test_plot_seq_writes_a_png(tmp_path) -> None:
+    out = tmp_path / "seq.png"
+    r = CliRunner().invoke(main, ["plot", "seq", FF, "--link", "r1->k1", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_plot_cwnd_writes_an_svg(tmp_path) -> None:
+    out = tmp_path / "cwnd.svg"
+    r = CliRunner().invoke(main, ["plot", "cwnd", FF, "--set", "tcp.cc=newreno", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    text = out.read_text()
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+
+
+def test_seq_plot_marks_every_drop_and_retransmission(tmp_path) -> None:
+    res = tcplab.run(FF)
+    pk = res.packets
+    assert (pk.event == "drop").sum() == 4
+    assert ((pk.event == "dequeue") & pk.retx).sum() == res.flows.retx_pkts.iloc[0]
+    seq_plot(res, tmp_path / "x.png", link="r1->k1")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["plot", "seq", FF, "-o", "fig.jpg", "--link", "r1->k1"], "--out = 'fig.jpg': unknown figure format; allowed: .png, .svg"),
+    (["plot", "seq", FF, "-o", "fig.png"], "--link: required for an explicit topology"),
+    (["plot", "seq", FF, "-o", "fig.png", "--link", "r1->k9"], "trace.links[0] = 'r1->k9': no such link"),
+])  # fmt: skip
+def test_plot_bad_input_exits_2(tmp_path, args, message) -> None:
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2
+    assert message in r.output
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.toml")), ids=lambda p: p.name)
+def test_examples_run(path) -> None:
+    res = tcplab.run(str(path))
+    assert len(res.flows) >= 1 and res.flows.bytes_delivered.sum() > 0
