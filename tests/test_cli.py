@@ -50,3 +50,15 @@ def test_dumped_scenario_reloads_to_the_same_run() -> None:
     res = tcplab.run(EXAMPLE, overrides={"tcp.iw": 3})
     again = tcplab.run(res.to_dict()["scenario"])
     assert again.raw["flows"] == res.raw["flows"]
+
+
+def test_new_tcp_options_work_from_set() -> None:
+    args = ["run", EXAMPLE, "--json", "--set", "tcp.cc=cubic", "--set", "tcp.handshake=true", "--set", "tcp.iw=rfc6928",
+            "--set", "tcp.limited_transmit=true", "--set", "tcp.ssthresh=bdp", "--set", "trace.interval=100ms"]  # fmt: skip
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    doc = json.loads(r.output)
+    long0 = [f for f in doc["flows"] if f["app"] == "long0"][0]
+    assert long0["cc"] == "cubic" and long0["syn_sent"] == 1 and long0["iw"] == 10.0 and long0["sack_blocks"] > 0
+    # One trace row per traced, unfinished connection every 100 ms over 60 s.
+    assert len({(t["flow"], t["t"]) for t in doc["traces"]}) == len(doc["traces"]) > 600

@@ -98,7 +98,7 @@ def print_summary(res: Result, console: Console, max_rows: int = 20) -> None:
         t.add_column(col, justify="left" if col in ("app", "src→dst", "cc") else "right")
     for r in flows.head(max_rows).itertuples():
         t.add_row(
-            str(r.id), r.app, f"{r.src}→{r.dst}", r.cc, str(r.iw),
+            str(r.id), r.app, f"{r.src}→{r.dst}", r.cc, f"{r.iw:g}",
             "inf" if r.bytes != r.bytes else _si(r.bytes, "B"),
             _si(r.bytes_delivered, "B"), f"{r.start_s:.3f}",
             "—" if not r.completed else f"{r.fct_s:.3f}",
