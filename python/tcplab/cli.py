@@ -12,6 +12,7 @@ from rich.table import Table
 from . import __version__
 from .api import Result, run
 from .errors import ScenarioError, TcplabError
+from .store import StoreError
 from .scenario import parse_override_value
 
 EXIT_USAGE = 2
@@ -60,27 +61,158 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 
 
 @main.command("plot")
-@click.argument("figure", type=click.Choice(["seq", "cwnd"]))
-@click.argument("scenario", type=click.Path(dir_okay=False))
+@click.argument("figure")
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("--out", "-o", required=True, help="Output file, .png or .svg.")
-@click.option("--app", "apps", multiple=True, help="Application to draw (repeatable; default: all).")
+@click.option("--app", "apps", multiple=True, help="seq/cwnd: application to draw (repeatable; default: all).")
 @click.option("--link", default=None, help="seq: the link whose packets are drawn, 'from->to' (dumbbell default: r0->r1).")
-@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Override a scenario field (repeatable).")
-@click.option("--seed", type=click.IntRange(min=0), default=None, help="Replace sim.seed.")
-def plot_cmd(figure: str, scenario: str, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...], seed: int | None) -> None:
-    """Run SCENARIO and draw FIGURE: 'seq' (packet number against time at a
-    link, with drops and retransmissions) or 'cwnd' (cwnd and ssthresh)."""
-    from .plots import plot_run
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="seq/cwnd: override a scenario field (repeatable).")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="seq/cwnd: replace sim.seed.")
+@click.option("--x", "x", default=None, help="store: the factor on the x axis.")
+@click.option("--y", "y", default=None, help="store: the per-run metric on the y axis.")
+@click.option("--hue", default=None, help="store: a factor drawn as separate lines.")
+@click.option("--stat", default="mean", help="store: mean (t-interval) or median (bootstrap interval).")
+def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...],
+             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str) -> None:  # fmt: skip
+    """Draw a figure.
+
+    \b
+    tcplab plot seq SCENARIO -o fig.png     packet number against time at a link
+    tcplab plot cwnd SCENARIO -o fig.svg    cwnd and ssthresh against time
+    tcplab plot STORE.duckdb --x iw --y fct_s [--hue webs] -o fig.png
+    """
+    from .plots import plot_run, store_plot
 
     try:
-        path = plot_run(figure, scenario, out, apps=list(apps) or None, link=link, overrides=_parse_sets(sets), seed=seed)
+        if figure in ("seq", "cwnd"):
+            if scenario is None:
+                _fail(f"plot {figure}: give the scenario file, e.g. tcplab plot {figure} examples/fall-floyd-drops.toml -o fig.png")
+            path = plot_run(figure, scenario, out, apps=list(apps) or None, link=link, overrides=_parse_sets(sets), seed=seed)  # type: ignore[arg-type]
+        elif figure.endswith(".duckdb"):
+            if not x or not y:
+                _fail("plot STORE: --x FACTOR and --y METRIC are required")
+            path = store_plot(figure, x, y, out, hue=hue, stat=stat)  # type: ignore[arg-type]
+        else:
+            _fail(f"plot {figure!r}: expected seq, cwnd or a results store (.duckdb)")
+            return
     except ScenarioError as e:
         _fail(str(e))
         return
     except TcplabError as e:
-        _fail(str(e), 1)
+        _fail(str(e), 2 if isinstance(e, StoreError) else 1)
         return
     click.echo(f"wrote {path}")
+
+
+@main.command("sweep")
+@click.argument("sweep_file", type=click.Path(dir_okay=False))
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Local worker processes (default: all cores).")
+@click.option("--backend", type=click.Choice(["local", "dask"]), default="local", help="Where runs execute.")
+@click.option("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://head:8786 (with --backend dask).")
+@click.option("--store", default=None, help="Results store (default: the sweep file's, or results.duckdb).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--verbose", "-v", is_flag=True, help="Print a line as each run is stored.")
+def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | None, store: str | None, quiet: bool, verbose: bool) -> None:
+    """Run every configuration and replication of SWEEP_FILE into a results store.
+    Runs already stored are skipped, so an interrupted sweep resumes."""
+    from .runner import run_sweep
+    from .sweep import load_sweep
+
+    if backend == "dask" and not scheduler:
+        _fail("--backend dask needs --scheduler ADDRESS (e.g. tcp://head:8786)")
+    try:
+        sw = load_sweep(sweep_file, store)
+    except ScenarioError as e:
+        _fail(str(e))
+        return
+    def stored(run: Any) -> None:
+        click.echo(f"stored {run.run_id} rep {run.rep} {run.factors}")
+
+    rep = run_sweep(sw, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet, on_result=stored if verbose else None)
+    msg = f"{sw.name}: {rep.done} runs done, {rep.skipped} already stored, {rep.failed} failed, of {rep.total}; store {sw.store}"
+    if rep.interrupted:
+        click.echo(f"interrupted. {msg}. Run the same command to resume.", err=True)
+        sys.exit(130)
+    click.echo(msg)
+    if rep.failed:
+        sys.exit(1)
+
+
+@main.command("analyze")
+@click.argument("store", type=click.Path(dir_okay=False))
+@click.option("--metric", required=True, help="Per-run metric: fct_s, goodput_bps, utilization, drop_rate, jain, efficiency, power, ...")
+@click.option("--by", default="", help="Comma-separated factors defining a configuration (full names or last components).")
+@click.option("--anova", is_flag=True, help="Full-factorial allocation of variation over --factors.")
+@click.option("--factors", default="", help="With --anova: the factors, comma-separated.")
+@click.option("--conf", type=click.FloatRange(0.5, 0.999), default=0.95, help="Confidence level.")
+@click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
+def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, conf: float, as_json: bool) -> None:
+    """Summarize a results store: per-configuration statistics, or an analysis of variation."""
+    import json as _json
+
+    from .analysis import allocation_of_variation, summarize
+    from .store import Store, resolve_factor
+
+    try:
+        st = Store(store, read_only=True)
+        try:
+            df = st.metric_table(metric)
+        finally:
+            st.close()
+        cols = list(df.columns)
+        if anova:
+            fs = [resolve_factor(cols, f.strip()) for f in factors.split(",") if f.strip()]
+            if not fs:
+                _fail("--anova needs --factors a,b,...")
+            try:
+                res = allocation_of_variation(df, fs, metric, conf=conf)
+            except ValueError as e:
+                _fail(str(e))
+                return
+            if as_json:
+                click.echo(_json.dumps({"grand_mean": res.grand_mean, "variation": res.table.to_dict("records"), "effects": res.effects.to_dict("records")}))
+                return
+            _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
+            _print_df(res.effects, f"Effects ({int(conf * 100)}% confidence intervals)")
+            return
+        keys = [resolve_factor(cols, b.strip()) for b in by.split(",") if b.strip()]
+        table = summarize(df, keys, metric, conf=conf)
+    except TcplabError as e:
+        _fail(str(e))
+        return
+    if as_json:
+        click.echo(table.to_json(orient="records"))
+    else:
+        _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({int(conf * 100)}% CIs)")
+
+
+def _print_df(df: Any, title: str) -> None:
+    t = Table(title=title, title_justify="left")
+    for c in df.columns:
+        t.add_column(str(c), justify="right")
+    for row in df.itertuples(index=False):
+        t.add_row(*[f"{v:.6g}" if isinstance(v, float) else str(v) for v in row])
+    Console(width=None if sys.stdout.isatty() else 160).print(t)
+
+
+@main.command("export")
+@click.argument("store", type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet")
+@click.option("--out", "-o", required=True, help="Output directory (one file per table).")
+def export_cmd(store: str, fmt: str, out: str) -> None:
+    """Write every table of a results store as Parquet or CSV."""
+    from .store import Store
+
+    try:
+        st = Store(store, read_only=True)
+    except TcplabError as e:
+        _fail(str(e))
+        return
+    try:
+        for p in st.export(out, fmt):
+            click.echo(f"wrote {p}")
+    finally:
+        st.close()
 
 
 def _si(x: float, unit: str) -> str:

@@ -122,3 +122,41 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
             extra["trace.apps"] = list(apps)
         return cwnd_plot(run(apply_overrides(doc, extra)), out, apps)
     raise ScenarioError([FieldProblem("plot", "unknown figure; allowed: seq, cwnd", kind, True)])
+
+
+def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95) -> Path:
+    """A line plot of a per-run metric `y` against factor `x` from a results
+    store, one line per level of `hue`, with confidence-interval error bars
+    (t-interval of the mean, or bootstrap interval of the median)."""
+    from .analysis import summarize
+    from .store import Store, resolve_factor
+
+    path = _check_out(out)
+    if stat not in ("mean", "median"):
+        raise ScenarioError([FieldProblem("--stat", "allowed: mean, median", stat, True)])
+    st = Store(store_path, read_only=True)
+    try:
+        df = st.metric_table(y)
+    finally:
+        st.close()
+    cols = list(df.columns)
+    xs = resolve_factor(cols, x)
+    by = [xs] + ([resolve_factor(cols, hue)] if hue else [])
+    summary = summarize(df, by, y, conf=conf)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    groups = summary.groupby(by[1], sort=True) if hue else [(None, summary)]
+    for level, g in groups:
+        g = g.sort_values(xs)
+        center = g[stat]
+        lo, hi = g[f"{stat}_lo"], g[f"{stat}_hi"]
+        xv = g[xs].astype(str) if g[xs].dtype == object else g[xs]
+        ax.errorbar(xv, center, yerr=[center - lo, hi - center], marker="o", capsize=3, label=None if level is None else f"{hue} = {level}")
+    ax.set_xlabel(x)
+    ax.set_ylabel(f"{y} ({stat}, {int(conf * 100)}% CI)")
+    ax.grid(True, alpha=0.3)
+    if hue:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path

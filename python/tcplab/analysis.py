@@ -1,0 +1,170 @@
+"""Statistics over replications, fairness, and full-factorial analysis of variation.
+
+Intervals come from scipy (t-intervals for means, bootstrap for medians and
+quantiles); the analysis of variation follows Jain, *The Art of Computer
+Systems Performance Analysis*, chapters 20-22 (effects as deviations of
+level means from the grand mean, sums of squares, allocation of variation),
+with effect confidence intervals from a statsmodels least-squares fit with
+sum-to-zero contrasts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .store import jain_index
+
+__all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "allocation_of_variation", "Anova"]
+
+
+def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[float, float]:
+    if len(x) < 2 or np.all(x == x[0]):
+        return float(np.median(x)), float(np.median(x))
+    r = stats.bootstrap((x,), np.median, confidence_level=conf, n_resamples=n_boot, method="percentile", random_state=seed)
+    return float(r.confidence_interval.low), float(r.confidence_interval.high)
+
+
+def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per configuration (the `by` columns): n, mean with its t-interval,
+    median with a bootstrap interval, quartiles, min and max."""
+    rows = []
+    groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
+    for key, g in groups:
+        x = g[metric].dropna().to_numpy(dtype=float)
+        n = len(x)
+        row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,)))
+        mean = float(np.mean(x)) if n else float("nan")
+        if n >= 2 and np.std(x, ddof=1) > 0:
+            lo, hi = stats.t.interval(conf, n - 1, loc=mean, scale=stats.sem(x))
+        else:
+            lo = hi = mean
+        mlo, mhi = _median_ci(x, conf, n_boot, seed) if n else (float("nan"), float("nan"))
+        row.update(
+            n=n, mean=mean, mean_lo=float(lo), mean_hi=float(hi),
+            median=float(np.median(x)) if n else float("nan"), median_lo=mlo, median_hi=mhi,
+            q1=float(np.quantile(x, 0.25)) if n else float("nan"), q3=float(np.quantile(x, 0.75)) if n else float("nan"),
+            min=float(np.min(x)) if n else float("nan"), max=float(np.max(x)) if n else float("nan"),
+        )  # fmt: skip
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], demand: Sequence[float] | None = None) -> np.ndarray:
+    """Max-min fair rates of flows over links, by water-filling: raise every
+    unfrozen flow's rate equally until a link fills (or a flow meets its
+    demand), freeze the flows through it, repeat."""
+    paths = [list(p) for p in paths]
+    n = len(paths)
+    rate = np.zeros(n)
+    frozen = np.zeros(n, dtype=bool)
+    want = np.full(n, np.inf) if demand is None else np.asarray(demand, dtype=float)
+    left = dict(capacity)
+    for i, p in enumerate(paths):
+        for link in p:
+            if link not in left:
+                raise KeyError(f"flow {i} crosses link {link!r}, which has no capacity")
+    while not frozen.all():
+        active = ~frozen
+        # The largest equal increment before a link fills or a flow is satisfied.
+        inc = np.inf
+        for link, cap in left.items():
+            users = sum(1 for i in range(n) if active[i] and link in paths[i])
+            if users:
+                inc = min(inc, cap / users)
+        inc = min(inc, float(np.min(want[active] - rate[active])))
+        if not np.isfinite(inc):
+            raise ValueError("a flow crosses no link and has no demand: its fair rate is unbounded")
+        for i in np.flatnonzero(active):
+            rate[i] += inc
+            for link in paths[i]:
+                left[link] -= inc
+        for i in np.flatnonzero(active):
+            if rate[i] >= want[i] - 1e-12 or any(left[link] <= 1e-12 * max(1.0, capacity[link]) for link in paths[i]):
+                frozen[i] = True
+    return rate
+
+
+def fairness_vs_max_min(throughput: Sequence[float], fair: Sequence[float]) -> float:
+    """Jain's index of throughputs normalized by their max-min fair shares."""
+    x = np.asarray(throughput, dtype=float) / np.asarray(fair, dtype=float)
+    return jain_index(x)
+
+
+@dataclass
+class Anova:
+    """The allocation of variation of a full-factorial experiment."""
+
+    table: pd.DataFrame
+    """term, ss, df, fraction (of the total sum of squares)."""
+    effects: pd.DataFrame
+    """term, level, effect, lo, hi (confidence interval)."""
+    grand_mean: float
+
+
+def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: str, conf: float = 0.90) -> Anova:
+    """Jain ch. 20-22: main effects, two-factor interactions, higher-order
+    interactions together, and error (from replications), as sums of squares
+    and fractions of the total. The design must be a full factorial with the
+    same number of replications in every cell."""
+    import statsmodels.formula.api as smf
+
+    d = df[list(factors) + [metric]].dropna().copy()
+    for f in factors:
+        d[f] = d[f].astype(str)
+    cells = d.groupby(list(factors)).size()
+    full = int(np.prod([d[f].nunique() for f in factors]))
+    if len(cells) != full or cells.nunique() != 1:
+        raise ValueError(f"not a balanced full factorial: {len(cells)} of {full} cells present, replications per cell {sorted(set(cells))}")
+    y = d[metric].to_numpy(dtype=float)
+    grand = y.mean()
+    sst = float(np.sum((y - grand) ** 2))
+    rows, effects = [], []
+    cell_mean = d.groupby(list(factors))[metric].transform("mean").to_numpy()
+    sse = float(np.sum((y - cell_mean) ** 2))
+    main: dict[str, pd.Series] = {}
+    for f in factors:
+        m = d.groupby(f)[metric].mean() - grand
+        main[f] = m
+        ss = float(np.sum(m.loc[d[f]].to_numpy() ** 2))
+        rows.append((f, ss, d[f].nunique() - 1))
+    for a, b in itertools.combinations(factors, 2):
+        mab = d.groupby([a, b])[metric].mean() - grand
+        inter = mab - main[a].reindex(mab.index.get_level_values(0)).to_numpy() - main[b].reindex(mab.index.get_level_values(1)).to_numpy()
+        idx = pd.MultiIndex.from_arrays([d[a], d[b]])
+        ss = float(np.sum(inter.loc[idx].to_numpy() ** 2))
+        rows.append((f"{a}:{b}", ss, (d[a].nunique() - 1) * (d[b].nunique() - 1)))
+    explained = sum(r[1] for r in rows)
+    dof_cells = full - 1
+    if len(factors) > 2:
+        rows.append(("higher-order interactions", sst - explained - sse, dof_cells - sum(r[2] for r in rows)))
+    rows.append(("error", sse, len(y) - full))
+    table = pd.DataFrame(rows, columns=["term", "ss", "df"])
+    table["fraction"] = table.ss / sst if sst > 0 else np.nan
+    # Effects and their intervals: OLS with sum-to-zero contrasts.
+    # The full model (every interaction), so the error is the replication error.
+    terms = " * ".join(f"C(Q('{f}'), Sum)" for f in factors)
+    fit = smf.ols(f"Q('{metric}') ~ {terms}", data=d).fit()
+    ci = fit.conf_int(alpha=1 - conf)
+    for f in factors:
+        levels = sorted(d[f].unique())
+        names = [f"C(Q('{f}'), Sum)[S.{lv}]" for lv in levels[:-1]]
+        for lv in levels:
+            if lv != levels[-1]:
+                name = f"C(Q('{f}'), Sum)[S.{lv}]"
+                effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))
+            else:
+                # The last level's effect is minus the sum of the others.
+                r = np.zeros(len(fit.params))
+                for nm in names:
+                    r[list(fit.params.index).index(nm)] = -1.0
+                t = fit.t_test(r)
+                lo, hi = t.conf_int(alpha=1 - conf)[0]
+                effects.append((f, lv, float(np.asarray(t.effect).ravel()[0]), float(lo), float(hi)))
+    eff = pd.DataFrame(effects, columns=["term", "level", "effect", "lo", "hi"])
+    return Anova(table=table, effects=eff, grand_mean=float(grand))

@@ -1,0 +1,117 @@
+"""Running a sweep: a local process pool or a Dask ``distributed`` cluster,
+a progress bar, clean interruption, and resumption from the store."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any, Callable, Iterator
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .store import Store
+from .sweep import Run, Sweep, execute
+
+
+@dataclass
+class SweepReport:
+    total: int
+    skipped: int
+    done: int
+    failed: int
+    interrupted: bool
+
+
+def _local(runs: list[Run], jobs: int) -> Iterator[tuple[Run, str | None, str | None]]:
+    """Yield (run, payload JSON, error) as runs finish; at most `jobs` in flight."""
+    if jobs == 1:
+        for r in runs:
+            try:
+                yield r, execute(r.core_json), None
+            except Exception as e:  # noqa: BLE001 - a failed run is recorded, not fatal
+                yield r, None, f"{type(e).__name__}: {e}"
+        return
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"))
+    try:
+        pending: dict[Any, Run] = {}
+        it = iter(runs)
+        for r in it:
+            pending[pool.submit(execute, r.core_json)] = r
+            if len(pending) >= 2 * jobs:
+                break
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                r = pending.pop(f)
+                err = f.exception()
+                yield r, (None if err else f.result()), (f"{type(err).__name__}: {err}" if err else None)
+                nxt = next(it, None)
+                if nxt is not None:
+                    pending[pool.submit(execute, nxt.core_json)] = nxt
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _dask(runs: list[Run], scheduler: str) -> Iterator[tuple[Run, str | None, str | None]]:
+    from distributed import Client, as_completed
+
+    client = Client(scheduler)
+    try:
+        futures = {client.submit(execute, r.core_json, pure=False, key=f"tcplab-{r.run_id}"): r for r in runs}
+        for f in as_completed(futures):
+            r = futures[f]
+            if f.status == "error":
+                err = f.exception()
+                yield r, None, f"{type(err).__name__}: {err}"
+            else:
+                yield r, f.result(), None
+    finally:
+        client.close()
+
+
+def run_sweep(
+    sweep: Sweep,
+    jobs: int | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
+    progress: bool = True,
+    on_result: Callable[[Run], None] | None = None,
+) -> SweepReport:
+    """Run every run of `sweep` not yet in its store. Ctrl-C stops cleanly:
+    finished runs are kept, and running the sweep again does the rest."""
+    store = Store(sweep.store)
+    try:
+        done = store.done_ids()
+        todo = [r for r in sweep.runs if r.run_id not in done]
+        report = SweepReport(total=len(sweep.runs), skipped=len(sweep.runs) - len(todo), done=0, failed=0, interrupted=False)
+        if not todo:
+            return report
+        if backend == "dask":
+            stream = _dask(todo, scheduler or "")
+        else:
+            stream = _local(todo, max(1, jobs or os.cpu_count() or 1))
+        columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
+        with Progress(*columns, disable=not progress, transient=False) as bar:
+            task = bar.add_task(sweep.name, total=len(todo))
+            try:
+                for run, payload, error in stream:
+                    store.write_run(sweep.name, run, json.loads(payload) if payload else None, error, sweep.traces)
+                    if error:
+                        report.failed += 1
+                    else:
+                        report.done += 1
+                    bar.advance(task)
+                    if on_result:
+                        on_result(run)
+            except KeyboardInterrupt:
+                report.interrupted = True
+            finally:
+                close = getattr(stream, "close", None)
+                if close:
+                    close()
+        return report
+    finally:
+        store.close()

@@ -1,0 +1,194 @@
+"""The results store: one DuckDB file.
+
+Tables:
+- ``runs``: run_id, sweep, config_id, rep, seed, factors (JSON), status,
+  error, wall_s, events, sim_seconds, packets_created.
+- ``factors``: run_id, name, value (JSON text), one row per factor of a run.
+- ``flows``, ``links``: the run's result tables, with run_id.
+- ``metrics``: run_id, metric, value: per-run summaries (see :func:`run_metrics`).
+- ``traces``, ``packets``: when the sweep asks for them.
+
+Each run is written in its own transaction, so a sweep killed at any moment
+loses at most the runs in flight, and rerunning the sweep skips stored runs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _TRACE_COLUMNS
+from .errors import TcplabError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY, sweep VARCHAR, config_id VARCHAR, rep INTEGER, seed UBIGINT,
+    factors VARCHAR, status VARCHAR, error VARCHAR, wall_s DOUBLE, events UBIGINT,
+    sim_seconds DOUBLE, packets_created UBIGINT
+);
+CREATE TABLE IF NOT EXISTS factors (run_id VARCHAR, name VARCHAR, value VARCHAR);
+CREATE TABLE IF NOT EXISTS metrics (run_id VARCHAR, metric VARCHAR, value DOUBLE);
+"""
+
+#: Per-run metrics written to the ``metrics`` table.
+METRICS = {
+    "fct_s": "median completion time of the completed transfers (s)",
+    "fct_mean_s": "mean completion time of the completed transfers (s)",
+    "completed": "number of completed transfers",
+    "goodput_bps": "bits delivered to receivers per simulated second",
+    "utilization": "utilization of the busiest link",
+    "drop_rate": "drops / arrivals at the busiest link",
+    "jain": "Jain's fairness index of the transfers' goodputs",
+    "efficiency": "goodput over the busiest link's rate",
+    "power": "goodput_bps / fct_s (network power)",
+}
+
+
+class StoreError(TcplabError):
+    """The results store cannot be opened or read."""
+
+
+def jain_index(x: Any) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one takes all."""
+    a = np.asarray(x, dtype=float)
+    if a.size == 0 or not np.any(a):
+        return float("nan")
+    return float(a.sum() ** 2 / (a.size * np.square(a).sum()))
+
+
+def run_metrics(results: dict[str, Any]) -> dict[str, float]:
+    flows = pd.DataFrame.from_records(results["flows"], columns=_FLOW_COLUMNS)
+    links = pd.DataFrame.from_records(results["links"], columns=_LINK_COLUMNS)
+    sim_s = float(results["engine"]["sim_seconds"])
+    done = flows[flows.completed]
+    fct = float(done.fct_s.median()) if len(done) else float("nan")
+    goodput = float(flows.bytes_delivered.sum()) * 8 / sim_s if sim_s > 0 else float("nan")
+    busiest = links.loc[links.utilization.idxmax()] if len(links) else None
+    util = float(busiest.utilization) if busiest is not None else float("nan")
+    drop = float(busiest.drops / busiest.arrivals) if busiest is not None and busiest.arrivals else float("nan")
+    eff = goodput / float(busiest.rate_bps) if busiest is not None else float("nan")
+    return {
+        "fct_s": fct,
+        "fct_mean_s": float(done.fct_s.mean()) if len(done) else float("nan"),
+        "completed": float(len(done)),
+        "goodput_bps": goodput,
+        "utilization": util,
+        "drop_rate": drop,
+        "jain": jain_index(flows.goodput_bps),
+        "efficiency": eff,
+        "power": goodput / fct if fct and fct == fct else float("nan"),
+    }
+
+
+class Store:
+    def __init__(self, path: str | Path, read_only: bool = False):
+        self.path = str(path)
+        if read_only and not Path(path).exists():
+            raise StoreError(f"no results store at {path}")
+        try:
+            self.con = duckdb.connect(self.path, read_only=read_only)
+        except duckdb.Error as e:
+            raise StoreError(f"cannot open {path}: {e}") from None
+        if not read_only:
+            self.con.execute(SCHEMA)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def done_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
+
+    def tables(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()]
+
+    def _insert_df(self, table: str, df: pd.DataFrame) -> None:
+        if df.empty:
+            return
+        self.con.register("_df", df)
+        try:
+            if table not in self.tables():
+                self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM _df")
+            else:
+                self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _df")
+        finally:
+            self.con.unregister("_df")
+
+    def write_run(self, sweep: str, run: Any, payload: dict[str, Any] | None, error: str | None, traces: bool) -> None:
+        """Write one run, all of it or nothing, in one transaction."""
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
+            for t in ("factors", "metrics", "flows", "links", "traces", "packets"):
+                if t in self.tables():
+                    self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
+            if payload is not None:
+                res = payload["results"]
+                eng = res["engine"]
+                row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "ok", None,
+                       payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]]  # fmt: skip
+                for table, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS)):
+                    df = pd.DataFrame.from_records(res[table], columns=cols)
+                    df.insert(0, "run_id", run.run_id)
+                    self._insert_df(table, df)
+                if traces:
+                    for table, cols in (("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS)):
+                        df = pd.DataFrame.from_records(res[table], columns=cols)
+                        df.insert(0, "run_id", run.run_id)
+                        self._insert_df(table, df)
+                m = run_metrics(res)
+                self.con.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [[run.run_id, k, v] for k, v in m.items()])
+            else:
+                row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "error", error,
+                       None, None, None, None]  # fmt: skip
+            self.con.executemany("INSERT INTO factors VALUES (?, ?, ?)", [[run.run_id, k, json.dumps(v)] for k, v in run.factors.items()])
+            self.con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------ reading
+
+    def metric_table(self, metric: str) -> pd.DataFrame:
+        """One row per successful run: run_id, rep, seed, every factor (short and
+        full names), and the metric's value."""
+        known = {r[0] for r in self.con.execute("SELECT DISTINCT metric FROM metrics").fetchall()}
+        if metric not in known:
+            raise StoreError(f"--metric {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}")
+        runs = self.con.execute(
+            "SELECT r.run_id, r.rep, r.seed, r.factors, m.value FROM runs r JOIN metrics m USING (run_id) "
+            "WHERE r.status = 'ok' AND m.metric = ? ORDER BY r.run_id",
+            [metric],
+        ).df()
+        facs = pd.DataFrame([json.loads(f) for f in runs.factors])
+        out = pd.concat([runs.drop(columns=["factors"]), facs], axis=1)
+        return out.rename(columns={"value": metric})
+
+    def export(self, out_dir: str | Path, fmt: str) -> list[Path]:
+        d = Path(out_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        written = []
+        for t in self.tables():
+            p = d / f"{t}.{fmt}"
+            opt = "(FORMAT PARQUET)" if fmt == "parquet" else "(HEADER, DELIMITER ',')"
+            self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{p}' {opt}")
+            written.append(p)
+        return written
+
+
+def resolve_factor(columns: list[str], name: str) -> str:
+    """A factor by its full dotted name or by a unique last component ('iw' for 'tcp.iw')."""
+    if name in columns:
+        return name
+    matches = [c for c in columns if c.split(".")[-1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    factors = [c for c in columns if c not in ("run_id", "rep", "seed")]
+    if not matches:
+        raise StoreError(f"unknown factor {name!r}; the store's factors: {', '.join(factors)}")
+    raise StoreError(f"factor {name!r} is ambiguous: {', '.join(matches)}")

@@ -1,0 +1,151 @@
+"""Sweeps: a base scenario, factors with levels, replications.
+
+A sweep file (TOML) names a base scenario (a path, relative to the sweep
+file, or an inline ``[base]`` table), the factors to vary (dotted scenario
+fields with a list of levels each), full factorial by default or an explicit
+list of points, and R replications. Every configuration is validated before
+any run starts. Replication r of every configuration uses the same seed,
+derived from the sweep's seed and r (common random numbers), and each run is
+named by a hash of its fully resolved scenario, so a store knows which runs
+it already holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import FieldProblem, ScenarioError
+from .scenario import apply_overrides, read_toml, validate
+
+
+class _M(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SweepSection(_M):
+    name: Optional[str] = None
+    """Label of this sweep in the store; default: the file's stem."""
+    scenario: Optional[str] = None
+    """The base scenario file, relative to the sweep file (or give [base])."""
+    replications: int = Field(default=1, ge=1)
+    seed: int = Field(default=1, ge=0)
+    design: Literal["factorial", "points"] = "factorial"
+    store: str = "results.duckdb"
+    """The DuckDB file, relative to the working directory."""
+    traces: bool = False
+    """Also store the trace and packet tables the scenario records."""
+
+
+class SweepFile(_M):
+    sweep: SweepSection = SweepSection()
+    base: Optional[dict[str, Any]] = None
+    factors: dict[str, list[Any]] = {}
+    points: list[dict[str, Any]] = []
+
+
+@dataclass(frozen=True)
+class Run:
+    """One simulation of a sweep."""
+
+    run_id: str
+    config_id: str
+    rep: int
+    seed: int
+    factors: dict[str, Any]
+    core_json: str
+
+
+@dataclass
+class Sweep:
+    name: str
+    store: str
+    traces: bool
+    factor_names: list[str]
+    runs: list[Run] = field(default_factory=list)
+
+
+def derive_seed(base_seed: int, rep: int) -> int:
+    """The seed of replication `rep`: stable across machines and releases."""
+    h = hashlib.sha256(f"tcplab/{base_seed}/{rep}".encode()).digest()
+    return int.from_bytes(h[:8], "big") >> 1
+
+
+def _hash(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
+    """Read and check a sweep file; every configuration is validated here."""
+    p = Path(path)
+    raw = read_toml(p)
+    try:
+        sf = SweepFile.model_validate(raw)
+    except ValidationError as e:
+        problems = []
+        for err in e.errors(include_url=False):
+            loc = ".".join(str(x) for x in err["loc"])
+            msg = "unknown field; allowed: sweep, base, factors, points" if err["type"] == "extra_forbidden" and len(err["loc"]) == 1 else err["msg"]
+            if err["type"] == "extra_forbidden" and len(err["loc"]) == 2:
+                msg = "unknown field; allowed: " + ", ".join(SweepSection.model_fields)
+            problems.append(FieldProblem(loc, msg))
+        raise ScenarioError(problems, str(p)) from None
+    s = sf.sweep
+    if (s.scenario is None) == (sf.base is None):
+        raise ScenarioError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))
+    base = sf.base if sf.base is not None else read_toml(p.parent / s.scenario)  # type: ignore[operator]
+    if s.design == "factorial":
+        if sf.points:
+            raise ScenarioError([FieldProblem("points", "only with sweep.design = 'points'")], str(p))
+        for name, levels in sf.factors.items():
+            if not levels:
+                raise ScenarioError([FieldProblem(f"factors.{name}", "has no levels; give at least one")], str(p))
+        names = list(sf.factors)
+        configs = [dict(zip(names, combo)) for combo in itertools.product(*(sf.factors[n] for n in names))]
+    else:
+        if sf.factors:
+            raise ScenarioError([FieldProblem("factors", "only with sweep.design = 'factorial'; list [[points]] instead")], str(p))
+        if not sf.points:
+            raise ScenarioError([FieldProblem("points", "sweep.design = 'points' needs at least one [[points]] table")], str(p))
+        names = sorted({k for pt in sf.points for k in pt})
+        configs = [dict(pt) for pt in sf.points]
+    sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
+    problems: list[FieldProblem] = []
+    for ci, levels in enumerate(configs):
+        where = f"points[{ci}]" if s.design == "points" else "factors"
+        try:
+            sc = validate(apply_overrides(base, levels), source=None)
+        except ScenarioError as e:
+            for prob in e.problems:
+                lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
+                problems.append(FieldProblem(f"{where} ({lv}): {prob.field}", prob.message, prob.value, prob.has_value))
+            continue
+        config_id = _hash(levels)
+        for rep in range(s.replications):
+            seed = derive_seed(s.seed, rep)
+            core = sc.to_core()
+            core["seed"] = seed
+            core_json = json.dumps(core, sort_keys=True)
+            run_id = _hash(core)
+            sweep.runs.append(Run(run_id, config_id, rep, seed, levels, core_json))
+    if problems:
+        raise ScenarioError(problems[:20], str(p))
+    return sweep
+
+
+def execute(core_json: str) -> str:
+    """Run one normalized scenario in this process; the results as JSON text
+    with the run's wall time. Top-level, so process pools and Dask can ship it."""
+    from . import _core
+
+    t0 = time.perf_counter()
+    out = _core.run_json(core_json)
+    wall = time.perf_counter() - t0
+    return json.dumps({"wall_s": wall, "results": json.loads(out)})
