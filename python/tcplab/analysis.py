@@ -147,24 +147,26 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     table = pd.DataFrame(rows, columns=["term", "ss", "df"])
     table["fraction"] = table.ss / sst if sst > 0 else np.nan
     # Effects and their intervals: OLS with sum-to-zero contrasts.
-    # The full model (every interaction), so the error is the replication error.
-    terms = " * ".join(f"C(Q('{f}'), Sum)" for f in factors)
-    fit = smf.ols(f"Q('{metric}') ~ {terms}", data=d).fit()
+    # The full model (every interaction), so the error is the replication
+    # error. Columns are renamed so that no factor name clashes with the
+    # formula language.
+    safe = pd.DataFrame({f"f{i}": d[f].to_numpy() for i, f in enumerate(factors)})
+    safe["y"] = y
+    terms = " * ".join(f"C(f{i}, Sum)" for i in range(len(factors)))
+    fit = smf.ols(f"y ~ {terms}", data=safe).fit()
     ci = fit.conf_int(alpha=1 - conf)
-    for f in factors:
+    index = list(fit.params.index)
+    for i, f in enumerate(factors):
         levels = sorted(d[f].unique())
-        names = [f"C(Q('{f}'), Sum)[S.{lv}]" for lv in levels[:-1]]
-        for lv in levels:
-            if lv != levels[-1]:
-                name = f"C(Q('{f}'), Sum)[S.{lv}]"
-                effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))
-            else:
-                # The last level's effect is minus the sum of the others.
-                r = np.zeros(len(fit.params))
-                for nm in names:
-                    r[list(fit.params.index).index(nm)] = -1.0
-                t = fit.t_test(r)
-                lo, hi = t.conf_int(alpha=1 - conf)[0]
-                effects.append((f, lv, float(np.asarray(t.effect).ravel()[0]), float(lo), float(hi)))
+        names = [f"C(f{i}, Sum)[S.{lv}]" for lv in levels[:-1]]
+        for lv, name in zip(levels[:-1], names):
+            effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))
+        # The last level's effect is minus the sum of the others.
+        r = np.zeros(len(index))
+        for nm in names:
+            r[index.index(nm)] = -1.0
+        t = fit.t_test(r)
+        lo, hi = t.conf_int(alpha=1 - conf)[0]
+        effects.append((f, levels[-1], float(np.asarray(t.effect).ravel()[0]), float(lo), float(hi)))
     eff = pd.DataFrame(effects, columns=["term", "level", "effect", "lo", "hi"])
     return Anova(table=table, effects=eff, grand_mean=float(grand))

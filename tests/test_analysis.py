@@ -1,0 +1,113 @@
+"""Statistics: analysis of variation against statsmodels, interval coverage,
+Jain's index and max-min fair shares on hand-worked examples."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+import statsmodels.formula.api as smf
+
+from tcplab.analysis import allocation_of_variation, fairness_vs_max_min, max_min_fair, summarize
+from tcplab.store import jain_index
+
+
+def synthetic(reps: int = 4, noise: float = 0.5, seed: int = 1) -> tuple[pd.DataFrame, dict]:
+    """y = 10 + a_i + b_j + z_k + (ab)_ij + noise, a full 3x2x2 factorial (Z has no effect)."""
+    rng = np.random.default_rng(seed)
+    a = {"a1": -2.0, "a2": 0.5, "a3": 1.5}
+    b = {"b1": 3.0, "b2": -3.0}
+    c = {"c1": 0.0, "c2": 0.0}
+    ab = {("a1", "b1"): 1.0, ("a1", "b2"): -1.0, ("a2", "b1"): -0.5, ("a2", "b2"): 0.5, ("a3", "b1"): -0.5, ("a3", "b2"): 0.5}
+    rows = []
+    for (i, j, k) in itertools.product(a, b, c):
+        for _ in range(reps):
+            rows.append({"A": i, "B": j, "Z": k, "y": 10 + a[i] + b[j] + c[k] + ab[(i, j)] + rng.normal(0, noise)})
+    return pd.DataFrame(rows), {"A": a, "B": b, "Z": c}
+
+
+def test_allocation_matches_statsmodels_sums_of_squares() -> None:
+    df, _ = synthetic()
+    res = allocation_of_variation(df, ["A", "B", "Z"], "y")
+    fit = smf.ols("y ~ C(A, Sum) * C(B, Sum) * C(Z, Sum)", data=df).fit()
+    ref = sm.stats.anova_lm(fit, typ=2)
+    ss = dict(zip(res.table.term, res.table.ss))
+    pairs = {"A": "C(A, Sum)", "B": "C(B, Sum)", "Z": "C(Z, Sum)", "A:B": "C(A, Sum):C(B, Sum)",
+             "A:Z": "C(A, Sum):C(Z, Sum)", "B:Z": "C(B, Sum):C(Z, Sum)", "error": "Residual"}  # fmt: skip
+    for ours, theirs in pairs.items():
+        assert ss[ours] == pytest.approx(ref.loc[theirs, "sum_sq"], rel=1e-9, abs=1e-9)
+    assert ss["higher-order interactions"] == pytest.approx(ref.loc["C(A, Sum):C(B, Sum):C(Z, Sum)", "sum_sq"], rel=1e-9, abs=1e-9)
+    total = float(((df.y - df.y.mean()) ** 2).sum())
+    assert res.table.ss.sum() == pytest.approx(total, rel=1e-12)
+    assert res.table.fraction.sum() == pytest.approx(1.0, rel=1e-12)
+
+
+def test_known_effects_are_recovered() -> None:
+    df, truth = synthetic(reps=10, noise=0.3)
+    res = allocation_of_variation(df, ["A", "B", "Z"], "y", conf=0.99)
+    assert res.grand_mean == pytest.approx(10.0, abs=0.1)
+    for _, e in res.effects.iterrows():
+        true = truth[e.term][e.level]
+        assert e.lo <= true <= e.hi, (e.term, e.level, e.effect, true)
+        assert e.effect == pytest.approx(true, abs=0.15)
+    frac = dict(zip(res.table.term, res.table.fraction))
+    # B (+-3) dominates, then A, then the A:B interaction; Z explains ~nothing.
+    assert frac["B"] > frac["A"] > frac["A:B"] > frac["Z"]
+    assert frac["Z"] < 0.01
+
+
+def test_unbalanced_design_is_refused() -> None:
+    df, _ = synthetic()
+    with pytest.raises(ValueError, match="not a balanced full factorial"):
+        allocation_of_variation(df.iloc[1:], ["A", "B", "Z"], "y")
+
+
+def test_mean_interval_coverage_is_nominal() -> None:
+    rng = np.random.default_rng(7)
+    trials, n = 2000, 8
+    df = pd.DataFrame({"cfg": np.repeat(np.arange(trials), n), "x": rng.exponential(2.0, trials * n) ** 0.5})
+    true_mean = np.sqrt(2.0) * np.sqrt(np.pi) / 2  # E[sqrt(X)], X ~ Exp(mean 2)
+    s = summarize(df, ["cfg"], "x", conf=0.95, n_boot=200)
+    cover = ((s.mean_lo <= true_mean) & (true_mean <= s.mean_hi)).mean()
+    # Binomial standard error at 0.95 over 2000 trials: 0.0049; allow 4 of them.
+    assert abs(cover - 0.95) < 0.02, cover
+
+
+def test_median_bootstrap_coverage_is_close_to_nominal() -> None:
+    rng = np.random.default_rng(11)
+    trials, n = 400, 41
+    df = pd.DataFrame({"cfg": np.repeat(np.arange(trials), n), "x": rng.normal(5.0, 1.0, trials * n)})
+    s = summarize(df, ["cfg"], "x", conf=0.90, n_boot=400)
+    cover = ((s.median_lo <= 5.0) & (5.0 <= s.median_hi)).mean()
+    # Percentile-bootstrap intervals of a median run a little off nominal; SE 0.015.
+    assert 0.84 <= cover <= 0.96, cover
+
+
+def test_summary_quartiles_on_a_hand_example() -> None:
+    df = pd.DataFrame({"k": ["a"] * 5, "x": [1.0, 2.0, 3.0, 4.0, 100.0]})
+    s = summarize(df, ["k"], "x").iloc[0]
+    assert (s["n"], s["median"], s["q1"], s["q3"], s["min"], s["max"]) == (5, 3.0, 2.0, 4.0, 1.0, 100.0)
+    assert s["mean"] == 22.0
+
+
+def test_jain_index_hand_examples() -> None:
+    assert jain_index([1, 1, 1, 1]) == 1.0
+    assert jain_index([1, 0, 0, 0]) == 0.25
+    assert jain_index([1, 2, 3]) == pytest.approx(36 / 42)
+    assert jain_index([5]) == 1.0
+
+
+def test_max_min_fair_shares_hand_example() -> None:
+    # Link A (capacity 1) carries f0 and f1; link B (capacity 2) carries f1, f2 and f3.
+    # Water-filling: all rise to 1/2, A fills (f0 = f1 = 1/2); f2 and f3 share the 1.5 left on B.
+    rates = max_min_fair({"A": 1.0, "B": 2.0}, [["A"], ["A", "B"], ["B"], ["B"]])
+    assert rates == pytest.approx([0.5, 0.5, 0.75, 0.75])
+    # A demand below the fair share frees capacity for the others.
+    rates = max_min_fair({"L": 10.0}, [["L"], ["L"], ["L"]], demand=[1.0, 100.0, 100.0])
+    assert rates == pytest.approx([1.0, 4.5, 4.5])
+    # Fairness against the max-min shares: perfect when throughputs equal them.
+    assert fairness_vs_max_min([0.5, 0.5, 0.75, 0.75], [0.5, 0.5, 0.75, 0.75]) == pytest.approx(1.0)
+    assert fairness_vs_max_min([1.0, 0.0, 0.75, 0.75], [0.5, 0.5, 0.75, 0.75]) < 0.8

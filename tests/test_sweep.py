@@ -1,0 +1,185 @@
+"""Sweeps: resumption after SIGKILL, backend equivalence, bad sweep files."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import tcplab
+from tcplab.cli import main
+from tcplab.runner import run_sweep
+from tcplab.sweep import derive_seed, load_sweep
+
+BASE = """
+[sim]
+duration = "{duration}"
+[topology]
+type = "dumbbell"
+left = 3
+right = 3
+[topology.bottleneck]
+rate = "2Mbps"
+delay = "20ms"
+queue = "10pkt"
+[topology.left_access]
+rate = "10Mbps"
+[topology.right_access]
+rate = "10Mbps"
+[tcp]
+window = "20pkt"
+rto_min = "200ms"
+[[apps]]
+type = "repeat"
+name = "a"
+src = "s0"
+dst = "k0"
+size = "50kB"
+think = {{ type = "exponential", mean = "1s" }}
+[[apps]]
+type = "repeat"
+name = "b"
+src = "s1"
+dst = "k1"
+size = "50kB"
+think = {{ type = "uniform", min = "0.5s", max = "1.5s" }}
+[[apps]]
+type = "bulk"
+name = "c"
+src = "s2"
+dst = "k2"
+size = "inf"
+"""
+
+
+def write_sweep(tmp: Path, *, duration: str = "20s", reps: int = 2, factors: str | None = None, store: str = "results.duckdb") -> Path:
+    (tmp / "base.toml").write_text(BASE.format(duration=duration))
+    factors = factors or '"tcp.cc" = ["reno", "sack"]\n"tcp.iw" = [1, 2, 4]'
+    p = tmp / "sweep.toml"
+    p.write_text(f'[sweep]\nscenario = "base.toml"\nreplications = {reps}\nseed = 3\nstore = "{tmp / store}"\n\n[factors]\n{factors}\n')
+    return p
+
+
+def snapshot(store: Path) -> dict[str, pd.DataFrame]:
+    """Every table, sorted, without the machine's wall-clock fields."""
+    con = duckdb.connect(str(store), read_only=True)
+    try:
+        tables = [r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()]
+        out = {}
+        for t in sorted(tables):
+            df = con.execute(f"SELECT * FROM {t}").df()
+            df = df.drop(columns=[c for c in ("wall_s",) if c in df.columns])
+            out[t] = df.sort_values(list(df.columns)).reset_index(drop=True)
+        return out
+    finally:
+        con.close()
+
+
+def assert_same(a: dict[str, pd.DataFrame], b: dict[str, pd.DataFrame]) -> None:
+    assert a.keys() == b.keys()
+    for t in a:
+        pd.testing.assert_frame_equal(a[t], b[t], check_dtype=False, obj=t)
+
+
+def test_sweep_expands_factorial_with_common_seeds(tmp_path) -> None:
+    sw = load_sweep(write_sweep(tmp_path, reps=3))
+    assert len(sw.runs) == 2 * 3 * 3
+    assert len({r.run_id for r in sw.runs}) == 18
+    assert {r.seed for r in sw.runs if r.rep == 1} == {derive_seed(3, 1)}
+    assert sw.factor_names == ["tcp.cc", "tcp.iw"]
+
+
+def test_jobs_1_and_2_and_dask_give_identical_stores(tmp_path) -> None:
+    from distributed import LocalCluster
+
+    path = write_sweep(tmp_path, reps=2)
+    run_sweep(load_sweep(path, str(tmp_path / "j1.duckdb")), jobs=1, progress=False)
+    run_sweep(load_sweep(path, str(tmp_path / "j2.duckdb")), jobs=2, progress=False)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
+        rep = run_sweep(load_sweep(path, str(tmp_path / "dask.duckdb")), backend="dask", scheduler=cluster.scheduler_address, progress=False)
+    assert rep.done == 12 and rep.failed == 0
+    one = snapshot(tmp_path / "j1.duckdb")
+    assert len(one["runs"]) == 12 and len(one["flows"]) > 12
+    assert_same(one, snapshot(tmp_path / "j2.duckdb"))
+    assert_same(one, snapshot(tmp_path / "dask.duckdb"))
+
+
+def test_resume_after_sigkill(tmp_path) -> None:
+    path = write_sweep(tmp_path, duration="60s", reps=4)
+    total = len(load_sweep(path).runs)
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "1", "-q", "-v"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
+    stored = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        stored += line.startswith("stored ")
+        if stored == 5:
+            os.killpg(proc.pid, signal.SIGKILL)
+            break
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    kept = len(snapshot(tmp_path / "results.duckdb")["runs"])
+    assert 5 <= kept < total
+    # The rerun does only the missing runs.
+    again = subprocess.run(cmd[:-1], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"{total - kept} runs done, {kept} already stored, 0 failed, of {total}" in again.stdout
+    # And the store equals that of an uninterrupted sweep.
+    run_sweep(load_sweep(path, str(tmp_path / "clean.duckdb")), jobs=1, progress=False)
+    assert_same(snapshot(tmp_path / "results.duckdb"), snapshot(tmp_path / "clean.duckdb"))
+
+
+@pytest.mark.parametrize(
+    "factors,message",
+    [
+        ('"tcp.iww" = [1, 2]', "tcp.iww: unknown field"),
+        ('"tcp.iw" = []', "factors.tcp.iw: has no levels; give at least one"),
+        ('"tcp.iw" = [1, 0]', "factors (tcp.iw=0): tcp.iw = 0: expected an initial window"),
+        ('"topology.bottleneck.rate" = ["1Mbps", "fast"]', "factors (topology.bottleneck.rate='fast'): topology.bottleneck.rate = 'fast'"),
+    ],
+)
+def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None:
+    path = write_sweep(tmp_path, factors=factors)
+    r = CliRunner().invoke(main, ["sweep", str(path), "-q"])
+    assert r.exit_code == 2, r.output
+    assert message in r.output
+    assert not (tmp_path / "results.duckdb").exists(), "nothing ran, no store was created"
+
+
+def test_bad_sweep_section(tmp_path) -> None:
+    p = tmp_path / "s.toml"
+    p.write_text('[sweep]\nscenario = "x.toml"\nreplication = 3\n')
+    r = CliRunner().invoke(main, ["sweep", str(p)])
+    assert r.exit_code == 2 and "sweep.replication: unknown field; allowed: name, scenario, replications" in r.output
+
+
+def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
+    path = write_sweep(tmp_path, reps=3)
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    store = str(tmp_path / "results.duckdb")
+    r = CliRunner().invoke(main, ["analyze", store, "--by", "cc,iw", "--metric", "fct_s", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.output)
+    assert len(rows) == 6 and all(row["n"] == 3 for row in rows)
+    assert all(row["mean_lo"] <= row["mean"] <= row["mean_hi"] for row in rows)
+    assert all(row["q1"] <= row["median"] <= row["q3"] for row in rows)
+    r = CliRunner().invoke(main, ["analyze", store, "--anova", "--factors", "cc,iw", "--metric", "goodput_bps", "--json"])
+    doc = json.loads(r.output)
+    assert sum(v["fraction"] for v in doc["variation"]) == pytest.approx(1.0)
+    r = CliRunner().invoke(main, ["analyze", store, "--by", "cc", "--metric", "nope"])
+    assert r.exit_code == 2 and "unknown metric; allowed:" in r.output
+    r = CliRunner().invoke(main, ["export", store, "--format", "parquet", "--out", str(tmp_path / "pq")])
+    assert r.exit_code == 0
+    flows = pd.read_parquet(tmp_path / "pq" / "flows.parquet")
+    assert len(flows) == len(snapshot(tmp_path / "results.duckdb")["flows"])
+    r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
