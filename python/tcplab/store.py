@@ -96,6 +96,7 @@ class Store:
             raise StoreError(f"cannot open {path}: {e}") from None
         if not read_only:
             self.con.execute(SCHEMA)
+        self._tables = set(self.tables())
 
     def close(self) -> None:
         self.con.close()
@@ -111,8 +112,9 @@ class Store:
             return
         self.con.register("_df", df)
         try:
-            if table not in self.tables():
+            if table not in self._tables:
                 self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM _df")
+                self._tables.add(table)
             else:
                 self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _df")
         finally:
@@ -124,7 +126,7 @@ class Store:
         try:
             self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
             for t in ("factors", "metrics", "flows", "links", "traces", "packets"):
-                if t in self.tables():
+                if t in self._tables:
                     self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
             if payload is not None:
                 res = payload["results"]
@@ -145,7 +147,8 @@ class Store:
             else:
                 row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "error", error,
                        None, None, None, None]  # fmt: skip
-            self.con.executemany("INSERT INTO factors VALUES (?, ?, ?)", [[run.run_id, k, json.dumps(v)] for k, v in run.factors.items()])
+            if run.factors:
+                self.con.executemany("INSERT INTO factors VALUES (?, ?, ?)", [[run.run_id, k, json.dumps(v)] for k, v in run.factors.items()])
             self.con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
             self.con.execute("COMMIT")
         except BaseException:
