@@ -7,6 +7,8 @@
 
 use crate::app::{AppKind, Think};
 use crate::error::{Error, Result};
+use crate::engine::rng::RngStream;
+use crate::net::queue::{Red, RedConfig};
 use crate::net::{DropTail, Limit, QueueDisc};
 use crate::tcp::{CcKind, RttConfig, TcpConfig};
 use crate::time::Dur;
@@ -82,7 +84,21 @@ pub struct LinkSpec {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
-    Droptail { limit_pkts: Option<u64>, limit_bytes: Option<u64> },
+    Droptail {
+        limit_pkts: Option<u64>,
+        limit_bytes: Option<u64>,
+    },
+    Red {
+        limit_pkts: Option<u64>,
+        limit_bytes: Option<u64>,
+        min_th: f64,
+        max_th: f64,
+        max_p: f64,
+        w_q: f64,
+        gentle: bool,
+        byte_mode: bool,
+        mean_pkt_bytes: u64,
+    },
 }
 
 #[derive(Debug, Deserialize)]
@@ -159,11 +175,24 @@ impl Scenario {
 }
 
 impl QueueSpec {
-    pub fn build(&self, field: &str) -> Result<QueueDisc> {
-        match *self {
-            QueueSpec::Droptail { limit_pkts: Some(p), limit_bytes: None } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Packets(p) })),
-            QueueSpec::Droptail { limit_pkts: None, limit_bytes: Some(b) } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Bytes(b) })),
+    pub fn build(&self, field: &str, rate_bps: u64, rng: RngStream) -> Result<QueueDisc> {
+        let limit = |p: Option<u64>, b: Option<u64>| match (p, b) {
+            (Some(p), None) => Ok(Limit::Packets(p)),
+            (None, Some(b)) => Ok(Limit::Bytes(b)),
             _ => Err(invalid(format!("{field}.queue"), "give exactly one of a packet limit and a byte limit")),
+        };
+        match *self {
+            QueueSpec::Droptail { limit_pkts, limit_bytes } => Ok(QueueDisc::DropTail(DropTail { limit: limit(limit_pkts, limit_bytes)? })),
+            QueueSpec::Red { limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes } => {
+                if !(min_th >= 0.0 && max_th > min_th) {
+                    return Err(invalid(format!("{field}.queue.max_th"), "must be above min_th"));
+                }
+                if !(0.0..=1.0).contains(&max_p) || !(w_q > 0.0 && w_q <= 1.0) || mean_pkt_bytes == 0 {
+                    return Err(invalid(format!("{field}.queue"), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
+                }
+                let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
+                Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng))))
+            }
         }
     }
 }

@@ -179,7 +179,8 @@ impl Simulator {
             if l.rate_bps == 0 {
                 return Err(Error::Invalid { field: format!("{field}.rate"), message: "must be positive".into() });
             }
-            links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field)?));
+            let rng = RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
+            links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?));
             ends.push((a, b));
             link_index.entry((a, b)).or_insert(i as u32);
         }

@@ -19,6 +19,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 }
 
 /// One independent random stream.
+#[derive(Clone, Debug)]
 pub struct RngStream(Xoshiro256PlusPlus);
 
 impl RngStream {

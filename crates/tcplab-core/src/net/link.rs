@@ -88,6 +88,9 @@ pub struct Link {
     started: usize,
     waiting_bytes: u64,
     busy_until: Time,
+    /// When the most recently admitted packet starts transmission: the queue
+    /// of waiting packets is empty from then until the next arrival waits.
+    last_tx_start: Time,
     /// Whether packets are handed to the next link as soon as they are
     /// admitted here (see [`Link::set_advancing`]) instead of by an arrival event.
     advancing: bool,
@@ -109,6 +112,7 @@ impl Link {
             started: 0,
             waiting_bytes: 0,
             busy_until: Time::ZERO,
+            last_tx_start: Time::ZERO,
             advancing: false,
             ser_cache: [(0, Dur::ZERO); 2],
             counters: LinkCounters::default(),
@@ -160,7 +164,8 @@ impl Link {
     /// Packets and bytes waiting for the transmitter at `now`.
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.advance(now);
-        Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes }
+        let packets = (self.fifo.len() - self.started) as u64;
+        Occupancy { packets, bytes: self.waiting_bytes, empty_since: self.last_tx_start, busy: self.busy_until > now }
     }
 
     /// A packet reaching the link was removed by loss injection.
@@ -194,18 +199,24 @@ impl Link {
             // Bring the cursor to `now`: packets whose transmission has
             // started leave the waiting count.
             self.advance(now);
-            let occ = Occupancy { packets: (self.fifo.len() - self.started) as u64, bytes: self.waiting_bytes };
-            if !self.disc.admit(occ, u64::from(bytes)) {
-                self.counters.drops += 1;
-                self.counters.drop_bytes += u64::from(bytes);
-                return Offer::Dropped;
-            }
+        }
+        let occ = Occupancy {
+            packets: (self.fifo.len() - self.started) as u64,
+            bytes: self.waiting_bytes,
+            empty_since: self.last_tx_start,
+            busy: must_wait,
+        };
+        if !self.disc.admit(now, occ, u64::from(bytes)) {
+            self.counters.drops += 1;
+            self.counters.drop_bytes += u64::from(bytes);
+            return Offer::Dropped;
         }
         let tx_start = if must_wait { self.busy_until } else { now };
         let ser = self.ser(bytes);
         let tx_end = tx_start + ser;
         let arrive = tx_end + self.delay;
         self.busy_until = tx_end;
+        self.last_tx_start = tx_start;
         let c = &mut self.counters;
         c.accepted += 1;
         c.accepted_bytes += u64::from(bytes);
