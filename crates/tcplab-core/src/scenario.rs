@@ -187,7 +187,7 @@ impl QueueSpec {
                 if !(min_th >= 0.0 && max_th > min_th) {
                     return Err(invalid(format!("{field}.queue.max_th"), "must be above min_th"));
                 }
-                if !(0.0..=1.0).contains(&max_p) || !(w_q > 0.0 && w_q <= 1.0) || mean_pkt_bytes == 0 {
+                if !((0.0..=1.0).contains(&max_p) && w_q > 0.0 && w_q <= 1.0) || mean_pkt_bytes == 0 {
                     return Err(invalid(format!("{field}.queue"), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
                 }
                 let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
