@@ -40,6 +40,11 @@ class Result:
         return pd.DataFrame.from_records(self.raw["links"], columns=_LINK_COLUMNS)
 
     @property
+    def pages(self) -> pd.DataFrame:
+        """One row per web page: id, app, start_s, end_s, delay_s, objects, bytes, completed."""
+        return pd.DataFrame.from_records(self.raw["pages"], columns=_PAGE_COLUMNS)
+
+    @property
     def traces(self) -> pd.DataFrame:
         """Per-connection time series (with ``[trace] interval`` or ``on_change``):
         flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
@@ -65,6 +70,7 @@ class Result:
             "scenario": self.scenario.model_dump(mode="json", by_alias=True),
             "flows": self.raw["flows"],
             "links": self.raw["links"],
+            "pages": self.raw["pages"],
             "traces": self.raw["traces"],
             "packets": self.raw["packets"],
             "engine": self.raw["engine"],
@@ -75,8 +81,9 @@ class Result:
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
 
 
+_PAGE_COLUMNS = ["id", "app", "start_s", "end_s", "delay_s", "objects", "bytes", "completed"]
 _FLOW_COLUMNS = [
-    "id", "app", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
+    "id", "app", "page", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
     "goodput_bps", "data_pkts", "retx_pkts", "retx_fast_pkts", "retx_timeout_pkts", "timeouts", "fast_retx",
     "dupacks", "sack_blocks", "ss_entries", "ca_entries", "rwnd_stalls", "rtt_samples", "srtt_s", "syn_sent",
     "synack_sent", "closed", "completed",

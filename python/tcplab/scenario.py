@@ -132,7 +132,31 @@ def _queue_shorthand(v: object) -> object:
     return v
 
 
-Queue = Annotated[Union[DropTailQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
+class RedQueue(_Model):
+    """Random Early Detection (Floyd and Jacobson 1993). Defaults are ns-2's
+    (thresh_ 5, maxthresh_ 15, linterm_ 10, q_weight_ 0.002, gentle_ true,
+    mean_pktsize_ 500); ns-2 takes the limit from the link's queue-limit."""
+
+    type: Literal["red"]
+    limit: QueueLimit = "100pkt"
+    min_th: Annotated[float, Field(ge=0.0)] = 5.0
+    """Lower threshold of the average queue, packets (bytes with mode = 'bytes')."""
+    max_th: Annotated[float, Field(gt=0.0)] = 15.0
+    max_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.1
+    w_q: Annotated[float, Field(gt=0.0, le=1.0)] = 0.002
+    gentle: bool = True
+    mode: Literal["packets", "bytes"] = "packets"
+    mean_pkt: Size = "500B"
+    """Mean packet size: the idle-time decay of the average, and byte-mode scaling."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RedQueue":
+        if self.max_th <= self.min_th:
+            raise ValueError(f"max_th ({self.max_th:g}) must be above min_th ({self.min_th:g})")
+        return self
+
+
+Queue = Annotated[Union[DropTailQueue, RedQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
 
 
 # ---------------------------------------------------------------- topology
@@ -326,7 +350,85 @@ class RepeatApp(_Model):
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
 
-App = Annotated[Union[BulkApp, RepeatApp], Field(discriminator="type")]
+class ConstantSize(_Model):
+    type: Literal["constant"]
+    size: Size
+
+
+class LognormalSize(_Model):
+    type: Literal["lognormal"]
+    median: Size
+    sigma: Annotated[float, Field(ge=0.0)]
+    max: Size = "10MB"
+
+
+class ParetoSize(_Model):
+    type: Literal["pareto"]
+    median: Size
+    shape: Annotated[float, Field(gt=0.0)]
+    """Tail index alpha; 1.0-1.2 for web objects (Crovella and Bestavros 1996)."""
+    max: Size = "10MB"
+
+
+class EmpiricalSize(_Model):
+    type: Literal["empirical"]
+    points: list[tuple[Size, Annotated[float, Field(ge=0.0, le=1.0)]]] = []
+    """(size, cumulative probability) pairs, both non-decreasing."""
+    file: Optional[str] = None
+    """A CSV file of 'bytes,cdf' lines (relative to the working directory), instead of points."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "EmpiricalSize":
+        if bool(self.points) == bool(self.file):
+            raise ValueError("give either points or a file")
+        return self
+
+    def cdf_points(self) -> list[tuple[float, float]]:
+        if self.points:
+            return [(float(b), float(c)) for b, c in self.points]
+        out = []
+        for line in Path(self.file).read_text().splitlines():  # type: ignore[arg-type]
+            line = line.strip()
+            if not line or line.startswith("#") or line[0].isalpha():
+                continue
+            b, c = line.split(",")[:2]
+            out.append((float(b), float(c)))
+        return out
+
+
+SizeDist = Annotated[Union[ConstantSize, LognormalSize, ParetoSize, EmpiricalSize], Field(discriminator="type")]
+
+#: Default object sizes of the web model: Pareto with tail index 1.2 (the
+#: heavy tail of Crovella and Bestavros 1996 and Cunha, Bestavros and Crovella
+#: 1995), scaled so that the median fits in two 1460-byte segments, as RFC
+#: 2415 says of Mah's (1997) primary and in-line objects; capped at 2 MB.
+DEFAULT_PRIMARY = {"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}
+DEFAULT_OBJECT = {"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}
+
+
+class WebApp(_Model):
+    type: Literal["web"]
+    name: Optional[str] = None
+    src: str
+    """The server (data flows from src to dst)."""
+    dst: str
+    """The client."""
+    http: Literal["1.0", "1.1"] = "1.0"
+    """1.0: a connection per object, embedded objects fetched at once after the primary;
+    1.1: RFC 2415's rough model, one connection carries the whole page."""
+    embedded: NonNegInt = 3
+    primary: SizeDist = DEFAULT_PRIMARY  # type: ignore[assignment]
+    object: SizeDist = DEFAULT_OBJECT  # type: ignore[assignment]
+    think: Think = {"type": "uniform", "min": "1s", "max": "5s"}  # type: ignore[assignment]
+    """Between the end of a page and the next request (RFC 2415: Uniform(1 s, 5 s))."""
+    request: Size = "250B"
+    """Request (URL) bytes per object; 250 B is about the median HTTP request Mah (1997) measured."""
+    pages: Optional[PositiveInt] = None
+    start: Duration = "0s"
+    tcp: TcpOverride = {}  # type: ignore[valid-type]
+
+
+App = Annotated[Union[BulkApp, RepeatApp, WebApp], Field(discriminator="type")]
 
 
 def _link_name(v: object) -> object:
@@ -423,7 +525,7 @@ class Scenario(_Model):
             if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
                 out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
             if self.sim.duration is None:
-                endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, RepeatApp) and a.count is None)
+                endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
         links = self.link_names()
@@ -463,7 +565,7 @@ class Scenario(_Model):
                 "src": a.src,
                 "dst": a.dst,
                 "start_ns": a.start,
-                "size_bytes": a.size,
+                "size_bytes": getattr(a, "size", None),
                 "think": None,
                 "count": None,
                 "request_bytes": a.request,
@@ -472,6 +574,16 @@ class Scenario(_Model):
             if isinstance(a, RepeatApp):
                 app["think"] = _core_think(a.think)
                 app["count"] = a.count
+            if isinstance(a, WebApp):
+                app["size_bytes"] = None
+                app["think"] = _core_think(a.think)
+                app["web"] = {
+                    "http11": a.http == "1.1",
+                    "embedded": a.embedded,
+                    "primary": _core_size(a.primary),
+                    "object": _core_size(a.object),
+                    "pages": a.pages,
+                }
             apps.append(app)
         losses = []
         for loss in self.losses:
@@ -506,12 +618,16 @@ def _window_bytes(w: tuple[str, int], mss: int) -> int:
     return n * mss if kind == "pkts" else n
 
 
-def _core_queue(q: DropTailQueue) -> dict[str, Any]:
+def _core_queue(q: Union[DropTailQueue, RedQueue]) -> dict[str, Any]:
     kind, n = q.limit
-    return {"type": "droptail", "limit_pkts": n if kind == "pkts" else None, "limit_bytes": n if kind == "bytes" else None}
+    out: dict[str, Any] = {"type": q.type, "limit_pkts": n if kind == "pkts" else None, "limit_bytes": n if kind == "bytes" else None}
+    if isinstance(q, RedQueue):
+        out.update(min_th=q.min_th, max_th=q.max_th, max_p=q.max_p, w_q=q.w_q, gentle=q.gentle,
+                   byte_mode=q.mode == "bytes", mean_pkt_bytes=q.mean_pkt)  # fmt: skip
+    return out
 
 
-def _core_link(a: str, b: str, rate: int, delay: int, queue: DropTailQueue) -> dict[str, Any]:
+def _core_link(a: str, b: str, rate: int, delay: int, queue: Any) -> dict[str, Any]:
     return {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
 
 
@@ -574,6 +690,16 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         "sack_blocks": t.sack_blocks,
         "handshake": t.handshake,
     }
+
+
+def _core_size(d: Any) -> dict[str, Any]:
+    if isinstance(d, ConstantSize):
+        return {"type": "constant", "bytes": d.size}
+    if isinstance(d, LognormalSize):
+        return {"type": "lognormal", "median_bytes": float(d.median), "sigma": d.sigma, "max_bytes": d.max}
+    if isinstance(d, ParetoSize):
+        return {"type": "pareto", "median_bytes": float(d.median), "shape": d.shape, "max_bytes": d.max}
+    return {"type": "empirical", "points": d.cdf_points()}
 
 
 def _core_think(th: Union[ConstantThink, UniformThink, ExponentialThink]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _TRACE_COLUMNS
+from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS
 from .errors import TcplabError
 
 SCHEMA = """
@@ -46,6 +46,7 @@ METRICS = {
     "jain": "Jain's fairness index of the transfers' goodputs",
     "efficiency": "goodput over the busiest link's rate",
     "power": "goodput_bps / fct_s (network power)",
+    "page_delay_s": "median delay of the completed web pages (s)",
 }
 
 
@@ -82,7 +83,13 @@ def run_metrics(results: dict[str, Any]) -> dict[str, float]:
         "jain": jain_index(flows.goodput_bps),
         "efficiency": eff,
         "power": goodput / fct if fct and fct == fct else float("nan"),
+        "page_delay_s": _median_page_delay(results),
     }
+
+
+def _median_page_delay(results: dict[str, Any]) -> float:
+    delays = [p["delay_s"] for p in results.get("pages", []) if p["completed"]]
+    return float(np.median(delays)) if delays else float("nan")
 
 
 class Store:
@@ -125,7 +132,7 @@ class Store:
         self.con.execute("BEGIN TRANSACTION")
         try:
             self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
-            for t in ("factors", "metrics", "flows", "links", "traces", "packets"):
+            for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
                 if t in self._tables:
                     self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
             if payload is not None:
@@ -133,7 +140,7 @@ class Store:
                 eng = res["engine"]
                 row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "ok", None,
                        payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]]  # fmt: skip
-                for table, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS)):
+                for table, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS)):
                     df = pd.DataFrame.from_records(res[table], columns=cols)
                     df.insert(0, "run_id", run.run_id)
                     self._insert_df(table, df)

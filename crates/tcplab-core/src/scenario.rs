@@ -5,7 +5,7 @@
 //! shorthands such as `dumbbell`) and hands this form over as JSON; the core
 //! still checks everything it relies on and names the offending field.
 
-use crate::app::{AppKind, Think};
+use crate::app::{AppKind, SizeDist, Think, WebConfig};
 use crate::error::{Error, Result};
 use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
@@ -124,7 +124,58 @@ pub struct AppSpec {
     /// Request bytes the client sends when the connection opens (handshake only).
     #[serde(default)]
     pub request_bytes: u64,
+    /// The page model of a "web" application.
+    #[serde(default)]
+    pub web: Option<WebSpec>,
     pub tcp: TcpSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSpec {
+    pub http11: bool,
+    pub embedded: u32,
+    pub primary: SizeSpec,
+    pub object: SizeSpec,
+    pub pages: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeSpec {
+    Constant { bytes: u64 },
+    Lognormal { median_bytes: f64, sigma: f64, max_bytes: u64 },
+    Pareto { median_bytes: f64, shape: f64, max_bytes: u64 },
+    Empirical { points: Vec<(f64, f64)> },
+}
+
+impl SizeSpec {
+    pub fn build(&self, field: &str) -> Result<SizeDist> {
+        Ok(match self {
+            SizeSpec::Constant { bytes } => SizeDist::Constant(*bytes),
+            SizeSpec::Lognormal { median_bytes, sigma, max_bytes } => {
+                if !(*median_bytes > 0.0 && *sigma >= 0.0) {
+                    return Err(invalid(field.to_string(), "median must be positive and sigma not negative"));
+                }
+                SizeDist::Lognormal { median: *median_bytes, sigma: *sigma, max: *max_bytes }
+            }
+            SizeSpec::Pareto { median_bytes, shape, max_bytes } => {
+                if !(*median_bytes > 0.0 && *shape > 0.0) {
+                    return Err(invalid(field.to_string(), "median and shape must be positive"));
+                }
+                SizeDist::Pareto { median: *median_bytes, shape: *shape, max: *max_bytes }
+            }
+            SizeSpec::Empirical { points } => {
+                let ok = !points.is_empty()
+                    && points.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1)
+                    && points.iter().all(|p| (0.0..=1.0).contains(&p.1) && p.0 >= 0.0);
+                if !ok {
+                    return Err(invalid(field.to_string(), "points must be (bytes, cdf) pairs, both non-decreasing, cdf within [0, 1]"));
+                }
+                SizeDist::Empirical(points.clone())
+            }
+        })
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -198,9 +249,34 @@ impl QueueSpec {
 }
 
 impl AppSpec {
+    fn think(&self, field: &str) -> Result<Think> {
+        Ok(match self.think {
+            None => Think::Constant(Dur::ZERO),
+            Some(ThinkSpec::Constant { ns }) => Think::Constant(Dur::from_ns(ns)),
+            Some(ThinkSpec::Uniform { min_ns, max_ns }) => {
+                if min_ns > max_ns {
+                    return Err(invalid(format!("{field}.think"), "min is larger than max"));
+                }
+                Think::Uniform { min: Dur::from_ns(min_ns), max: Dur::from_ns(max_ns) }
+            }
+            Some(ThinkSpec::Exponential { mean_ns }) => Think::Exponential { mean: Dur::from_ns(mean_ns) },
+        })
+    }
+
     pub fn kind(&self, field: &str) -> Result<AppKind> {
         match self.kind.as_str() {
             "bulk" => Ok(AppKind::Bulk),
+            "web" => {
+                let w = self.web.as_ref().ok_or_else(|| invalid(format!("{field}.web"), "a web application needs its page model"))?;
+                Ok(AppKind::Web(Box::new(WebConfig {
+                    http11: w.http11,
+                    embedded: w.embedded,
+                    primary: w.primary.build(&format!("{field}.primary"))?,
+                    object: w.object.build(&format!("{field}.object"))?,
+                    think: self.think(field)?,
+                    pages: w.pages,
+                })))
+            }
             "repeat" => {
                 let think = match self.think {
                     None => Think::Constant(Dur::ZERO),
@@ -215,7 +291,7 @@ impl AppSpec {
                 };
                 Ok(AppKind::Repeat { think, count: self.count })
             }
-            other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat"))),
+            other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat, web"))),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The simulator: builds a network from a [`Scenario`] and runs it.
 
-use crate::app::App;
+use crate::app::{App, AppKind};
 use crate::cc::CongestionControl;
 use crate::engine::rng::RngStream;
 use crate::engine::EventQueue;
@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::net::routing::Router;
 use crate::net::{Link, Offer, Packet, PacketId, PacketKind, PacketPool, MAX_SACK};
 use crate::scenario::{LossSpec, Scenario};
-use crate::stats::{EngineRow, FlowRow, LinkRow, PacketRow, Results, TraceRow};
+use crate::stats::{EngineRow, FlowRow, LinkRow, PacketRow, PageRow, Results, TraceRow};
 use crate::tcp::{Listener, Opener, Receiver, Segment, Sender, State};
 use crate::time::{Dur, Time};
 use std::collections::HashMap;
@@ -89,6 +89,23 @@ struct Conn {
     last_change: (u64, u64, State),
     /// snd_una at the last periodic sample.
     last_una: u64,
+    /// The web page this transfer belongs to, and whether it is the primary object.
+    page: Option<(u32, bool)>,
+    /// Bytes to transfer (`None`: unbounded).
+    size: Option<u64>,
+}
+
+/// A web page being fetched.
+struct PageState {
+    app: u32,
+    start: Time,
+    /// Transfers still running.
+    pending: u32,
+    /// HTTP/1.0: embedded object sizes, fetched when the primary completes.
+    embedded: Vec<u64>,
+    objects: u32,
+    bytes: u64,
+    end: Option<Time>,
 }
 
 struct AppRoutes {
@@ -143,7 +160,7 @@ pub struct Simulator {
     app_routes: Vec<AppRoutes>,
     app_traced: Vec<bool>,
     handshake: Vec<bool>,
-    request_bytes: Vec<u32>,
+    pages: Vec<PageState>,
     conns: Vec<Conn>,
     seg_buf: Vec<Segment>,
     trace_interval: Option<Dur>,
@@ -205,7 +222,6 @@ impl Simulator {
         let mut app_routes = Vec::with_capacity(sc.apps.len());
         let mut app_index: HashMap<&str, u32> = HashMap::new();
         let mut handshake = Vec::new();
-        let mut request_bytes = Vec::new();
         let mut events = EventQueue::new();
         for (i, a) in sc.apps.iter().enumerate() {
             let field = format!("apps[{i}]");
@@ -221,7 +237,7 @@ impl Simulator {
             let r = AppRoutes { data: route(&field, src, dst)?, ack: route(&field, dst, src)? };
             app_routes.push(r);
             handshake.push(a.tcp.handshake);
-            request_bytes.push(u32::try_from(a.request_bytes).map_err(|_| Error::Invalid { field: format!("{field}.request"), message: "is too large".into() })?);
+            let request_bytes = u32::try_from(a.request_bytes).map_err(|_| Error::Invalid { field: format!("{field}.request"), message: "is too large".into() })?;
             let start = Time::from_ns(a.start_ns);
             events.push(start, Ev::Start(i as u32));
             apps.push(App {
@@ -234,6 +250,8 @@ impl Simulator {
                 tcp,
                 rng: RngStream::new(sc.seed, &format!("app/{}", a.name)),
                 transfers_started: 0,
+                request_bytes,
+                pages_started: 0,
             });
         }
         for (i, a) in sc.apps.iter().enumerate() {
@@ -289,7 +307,7 @@ impl Simulator {
             app_routes,
             app_traced,
             handshake,
-            request_bytes,
+            pages: Vec::new(),
             conns: Vec::new(),
             seg_buf: Vec::new(),
             trace_interval,
@@ -317,7 +335,7 @@ impl Simulator {
                 Ev::DelAck { conn, gen } => self.on_delack(conn, gen),
                 Ev::Syn { conn, gen } => self.on_syn_timer(conn, gen),
                 Ev::SynAck { conn, gen } => self.on_synack_timer(conn, gen),
-                Ev::Start(a) => self.start_transfer(a),
+                Ev::Start(a) => self.on_start(a),
                 Ev::Sample => self.on_sample(),
             }
         }
@@ -531,9 +549,64 @@ impl Simulator {
         }
         self.sync_delack(c);
         if newly_done {
-            let app = self.conns[c as usize].app;
-            if let Some(t) = self.apps[app as usize].next_start(now) {
-                self.events.push(t, Ev::Start(app));
+            self.on_transfer_done(c);
+        }
+    }
+
+    /// An application's Start event: a new transfer, or a new web page.
+    fn on_start(&mut self, a: u32) {
+        let app = &mut self.apps[a as usize];
+        let web = match &app.kind {
+            AppKind::Web(w) => w,
+            _ => {
+                let size = app.size;
+                self.start_transfer(a, size, None);
+                return;
+            }
+        };
+        // Draw the page: primary first, then the embedded objects, from the app's stream.
+        app.pages_started += 1;
+        let primary = web.primary.draw(&mut app.rng);
+        let embedded: Vec<u64> = (0..web.embedded).map(|_| web.object.draw(&mut app.rng)).collect();
+        let http11 = web.http11;
+        let bytes = primary + embedded.iter().sum::<u64>();
+        let page = self.pages.len() as u32;
+        let objects = 1 + embedded.len() as u32;
+        self.pages.push(PageState { app: a, start: self.now, pending: 1, embedded: Vec::new(), objects, bytes, end: None });
+        if http11 {
+            // One connection carries the primary and every embedded object.
+            self.start_transfer(a, Some(bytes), Some((page, true)));
+        } else {
+            self.pages[page as usize].embedded = embedded;
+            self.start_transfer(a, Some(primary), Some((page, true)));
+        }
+    }
+
+    /// A transfer's receiver has every byte.
+    fn on_transfer_done(&mut self, c: u32) {
+        let now = self.now;
+        let (a, page) = (self.conns[c as usize].app, self.conns[c as usize].page);
+        let Some((p, primary)) = page else {
+            if let Some(t) = self.apps[a as usize].next_start(now) {
+                self.events.push(t, Ev::Start(a));
+            }
+            return;
+        };
+        let pg = &mut self.pages[p as usize];
+        pg.pending -= 1;
+        if primary && !pg.embedded.is_empty() {
+            // HTTP/1.0: the embedded objects, each on its own connection, at once.
+            let embedded = std::mem::take(&mut pg.embedded);
+            pg.pending += embedded.len() as u32;
+            for size in embedded {
+                self.start_transfer(a, Some(size), Some((p, false)));
+            }
+            return;
+        }
+        if pg.pending == 0 {
+            pg.end = Some(now);
+            if let Some(t) = self.apps[a as usize].next_start(now) {
+                self.events.push(t, Ev::Start(a));
             }
         }
     }
@@ -677,7 +750,7 @@ impl Simulator {
         }
     }
 
-    fn start_transfer(&mut self, a: u32) {
+    fn start_transfer(&mut self, a: u32, size: Option<u64>, page: Option<(u32, bool)>) {
         let app = &mut self.apps[a as usize];
         app.transfers_started += 1;
         let tcp = &app.tcp;
@@ -689,12 +762,12 @@ impl Simulator {
                 listener: Listener::new(tcp.rtt.initial_rto, tcp.max_backoff),
                 syn_timer: TimerSlot::default(),
                 synack_timer: TimerSlot::default(),
-                request_bytes: self.request_bytes[a as usize],
+                request_bytes: app.request_bytes,
                 client_fin: false,
                 closed: false,
             })
         });
-        let sender = Sender::new(tcp, app.size);
+        let sender = Sender::new(tcp, size);
         let last_change = (sender.cc.window(), sender.cc.ssthresh(), sender.state());
         self.conns.push(Conn {
             app: a,
@@ -703,7 +776,7 @@ impl Simulator {
             header: tcp.header,
             start: self.now,
             sender,
-            receiver: Receiver::new(tcp, app.size),
+            receiver: Receiver::new(tcp, size),
             rto: TimerSlot::default(),
             delack: TimerSlot::default(),
             hs,
@@ -711,6 +784,8 @@ impl Simulator {
             traced: self.app_traced[a as usize],
             last_change,
             last_una: 0,
+            page,
+            size,
         });
         if self.conns[c as usize].traced && self.trace_on_change {
             self.trace_row(c, None);
@@ -797,11 +872,12 @@ impl Simulator {
                 FlowRow {
                     id: i as u64,
                     app: app.name.clone(),
+                    page: c.page.map(|(p, _)| u64::from(p)),
                     src: name(app.src),
                     dst: name(app.dst),
                     cc: c.sender.cc.name().to_string(),
                     iw: app.tcp.iw_segments(),
-                    bytes: app.size,
+                    bytes: c.size,
                     bytes_delivered: delivered,
                     start_s: c.start.as_secs_f64(),
                     end_s: done.map(Time::as_secs_f64),
@@ -876,9 +952,25 @@ impl Simulator {
                 }
             })
             .collect();
+        let pages = self
+            .pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PageRow {
+                id: i as u64,
+                app: self.apps[p.app as usize].name.clone(),
+                start_s: p.start.as_secs_f64(),
+                end_s: p.end.map(Time::as_secs_f64),
+                delay_s: p.end.map(|e| (e - p.start).as_secs_f64()),
+                objects: p.objects,
+                bytes: p.bytes,
+                completed: p.end.is_some(),
+            })
+            .collect();
         Results {
             flows,
             links,
+            pages,
             traces: self.traces.clone(),
             packets,
             engine: EngineRow {

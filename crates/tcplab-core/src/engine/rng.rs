@@ -39,6 +39,13 @@ impl RngStream {
         lo + (hi - lo) * self.uniform01()
     }
 
+    /// Standard normal (Box-Muller; one draw of the pair is used).
+    pub fn normal(&mut self) -> f64 {
+        let u1 = 1.0 - self.uniform01();
+        let u2 = self.uniform01();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
     /// Exponential with the given mean (inverse-CDF method).
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * (1.0 - self.uniform01()).ln()

@@ -7,6 +7,8 @@ use serde::Serialize;
 pub struct FlowRow {
     pub id: u64,
     pub app: String,
+    /// The web page this transfer belongs to.
+    pub page: Option<u64>,
     pub src: String,
     pub dst: String,
     pub cc: String,
@@ -43,6 +45,21 @@ pub struct FlowRow {
     pub synack_sent: u64,
     /// The connection was closed by both sides (handshake only).
     pub closed: bool,
+    pub completed: bool,
+}
+
+/// One web page.
+#[derive(Clone, Debug, Serialize)]
+pub struct PageRow {
+    pub id: u64,
+    pub app: String,
+    /// When the primary object was requested (its connection opened).
+    pub start_s: f64,
+    /// When the last object completed.
+    pub end_s: Option<f64>,
+    pub delay_s: Option<f64>,
+    pub objects: u32,
+    pub bytes: u64,
     pub completed: bool,
 }
 
@@ -122,6 +139,7 @@ pub struct EngineRow {
 pub struct Results {
     pub flows: Vec<FlowRow>,
     pub links: Vec<LinkRow>,
+    pub pages: Vec<PageRow>,
     pub traces: Vec<TraceRow>,
     pub packets: Vec<PacketRow>,
     pub engine: EngineRow,

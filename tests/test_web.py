@@ -1,0 +1,80 @@
+"""The web workload: HTTP/1.0 and HTTP/1.1 pages, object sizes, think times; RED."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcplab
+
+from .conftest import dumbbell
+
+
+def web(http: str, size: str = "1460B", embedded: int = 3, pages: int = 1, **extra) -> dict:
+    app = {"type": "web", "src": "s0", "dst": "k0", "http": http, "embedded": embedded, "pages": pages, "request": "0B",
+           "primary": {"type": "constant", "size": size}, "object": {"type": "constant", "size": size}, **extra}  # fmt: skip
+    return dumbbell(bottleneck_rate="1Gbps", bottleneck_delay="50ms", access_rate="10Gbps", access_delay="1ms",
+                    tcp={"handshake": True, "iw": 1}, apps=[app])  # fmt: skip
+
+
+def one_object_time() -> float:
+    return tcplab.run(web("1.0", embedded=0)).pages.delay_s.iloc[0]
+
+
+def test_http10_page_is_primary_then_embedded_in_parallel() -> None:
+    res = tcplab.run(web("1.0"))
+    page = res.pages.iloc[0]
+    assert page.objects == 4 and page.bytes == 4 * 1460 and page.completed
+    assert len(res.flows) == 4 and (res.flows.page == 0).all()
+    # Two object times in sequence: the embedded ones run side by side.
+    assert page.delay_s == pytest.approx(2 * one_object_time(), rel=0.001)
+    # The embedded connections open together, when the primary completes.
+    starts = res.flows.sort_values("id").start_s.to_numpy()
+    assert np.all(starts[1:] == starts[1]) and starts[1] == pytest.approx(res.flows.end_s.iloc[0])
+
+
+def test_http11_page_is_one_connection() -> None:
+    res = tcplab.run(web("1.1"))
+    page = res.pages.iloc[0]
+    assert len(res.flows) == 1 and res.flows.bytes.iloc[0] == 4 * 1460
+    # Handshake, then 1 + 2 + 1 segments in slow start: one RTT less than HTTP/1.0's two handshakes.
+    assert page.delay_s < tcplab.run(web("1.0")).pages.delay_s.iloc[0]
+
+
+def test_think_times_between_pages_are_uniform_1_to_5_s() -> None:
+    sc = web("1.0", pages=200)
+    del sc["apps"][0]["pages"]
+    sc["sim"]["duration"] = "800s"
+    p = tcplab.run(sc).pages
+    gaps = (p.start_s.shift(-1) - p.end_s).dropna()
+    assert len(gaps) > 100
+    assert gaps.min() >= 1.0 and gaps.max() <= 5.0
+    assert gaps.mean() == pytest.approx(3.0, abs=0.25)
+
+
+@pytest.mark.parametrize("dist,median", [
+    ({"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}, 2000),
+    ({"type": "lognormal", "median": "3kB", "sigma": 1.0}, 3000),
+    ({"type": "empirical", "points": [[1000, 0.0], [2000, 0.5], [10000, 1.0]]}, 2000),
+])  # fmt: skip
+def test_object_size_distributions_have_their_median(dist, median) -> None:
+    sc = web("1.1", embedded=0, pages=3000, primary=dist)
+    sc["sim"]["duration"] = "30000s"
+    p = tcplab.run(sc).pages
+    assert len(p) == 3000
+    # The sample median's standard error is under 3% here.
+    assert np.median(p.bytes) == pytest.approx(median, rel=0.08)
+
+
+def test_red_drops_early_and_keeps_the_queue_short() -> None:
+    def run(queue):
+        apps = [{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(4)]
+        sc = dumbbell(left=4, right=4, bottleneck_rate="1.5Mbps", bottleneck_queue=queue, access_rate="10Mbps",
+                      duration="100s", tcp={"window": "40pkt"}, apps=apps)  # fmt: skip
+        return tcplab.run(sc).links.set_index(["src", "dst"]).loc[("r0", "r1")]
+
+    dt = run("60pkt")
+    red = run({"type": "red", "limit": "60pkt", "min_th": 5, "max_th": 15})
+    assert red.queue_avg_pkts < dt.queue_avg_pkts / 2
+    assert red.drops > 0
+    assert red.utilization > 0.9
