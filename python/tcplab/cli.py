@@ -195,6 +195,22 @@ def _print_df(df: Any, title: str) -> None:
     Console(width=None if sys.stdout.isatty() else 160).print(t)
 
 
+@main.command("reproduce")
+@click.argument("study", type=click.Choice(["rfc2415"]))
+@click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (about a minute on 2 cores).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool) -> None:
+    """Reproduce a classic study: its tables next to the published ones,
+    figures, CSVs and a Markdown report. Results go through the sweep
+    machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs."""
+    from .studies import rfc2415
+
+    rfc2415.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet,
+                      console=Console(width=None if sys.stdout.isatty() else 180))  # fmt: skip
+
+
 @main.command("export")
 @click.argument("store", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet")

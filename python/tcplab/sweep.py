@@ -149,3 +149,18 @@ def execute(core_json: str) -> str:
     out = _core.run_json(core_json)
     wall = time.perf_counter() - t0
     return json.dumps({"wall_s": wall, "results": json.loads(out)})
+
+
+def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, seed: int = 1, traces: bool = False) -> Sweep:
+    """A sweep built in code: (factor levels, scenario dictionary) pairs, each
+    run `replications` times with the seeds a sweep file would give."""
+    names = sorted({k for levels, _ in configs for k in levels})
+    sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
+    for levels, doc in configs:
+        sc = validate(doc)
+        config_id = _hash(levels)
+        for rep in range(replications):
+            core = sc.to_core()
+            core["seed"] = derive_seed(seed, rep)
+            sweep.runs.append(Run(_hash(core), config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
+    return sweep

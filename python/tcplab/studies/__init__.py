@@ -1,0 +1,1 @@
+"""Reproductions of classic TCP simulation studies, one module each."""
