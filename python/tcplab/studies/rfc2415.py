@@ -443,10 +443,11 @@ def figures(t: dict[str, "pd.DataFrame"], out_dir: "Path") -> list["Path"]:
                                    (3, "1.1", "web_power", "network power (MB / s of median page delay)"),
                                    (4, "1.1", "normalized", "network power / network power at IW = 1")):  # fmt: skip
         fig, ax = plt.subplots(figsize=(7, 4.8))
-        for (w, f), g in sp[sp.http == http].groupby(["webs", "ftps"]):
+        colors = plt.get_cmap("tab20").colors
+        for k, ((w, f), g) in enumerate(sp[sp.http == http].groupby(["webs", "ftps"])):
             g = g.sort_values("iw")
             style = "--" if (w, f) in PATHOLOGICAL else "-"
-            ax.plot(g.iw, g[col], style, marker="o", label=f"{w} webs / {f} ftps")
+            ax.plot(g.iw, g[col], style, marker="o", color=colors[(2 * k) % 20 + (k >= 10)], label=f"{w} webs / {f} ftps")
         ax.set_xticks([1, 2, 3, 4])
         ax.set_xlabel("initial window (segments)")
         ax.set_ylabel(ylabel)

@@ -1,0 +1,73 @@
+"""The RFC 2415 study: its configurations and metric definitions, on small runs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcplab
+from tcplab.runner import run_sweep
+from tcplab.studies import rfc2415
+from tcplab.sweep import sweep_from_configs
+
+
+def test_configurations_cover_the_rfc() -> None:
+    cfgs = rfc2415.configurations("360s")
+    parts = [lv["part"] for lv, _ in cfgs]
+    # 12 rows x 4 IW x 2 HTTP versions; 64-web all-IW runs plus three splits; 12 rows x 2 IW with RED.
+    assert parts.count("grid") == 96 and parts.count("half") == 5 and parts.count("red") == 24
+    lv, sc = next((lv, sc) for lv, sc in cfgs if lv["part"] == "half" and lv["mix"] == "split" and lv["webs"] == 16)
+    iws = [a.get("tcp", {}).get("iw") for a in sc["apps"]]
+    assert iws == [None] * 8 + [3] * 8 and sc["tcp"]["iw"] == 1
+    s = tcplab.load(rfc2415.scenario(8, 2, 3, "1.1", red=True))
+    assert s.tcp.window == ("pkts", 11) and s.tcp.handshake and s.tcp.iw == ("pkts", 3)
+    assert s.topology.bottleneck.rate == 1_500_000 and s.topology.bottleneck.delay == 50_000_000
+    assert s.topology.bottleneck.queue.type == "red" and s.topology.left_access.queue.limit == ("pkts", 25)
+    clients = [(a.src, a.dst) for a in s.apps]
+    assert clients[:4] == [("s0", "k0"), ("s1", "k1"), ("s2", "k2"), ("s3", "k3")]
+    assert [a.type for a in s.apps].count("web") == 8 and [a.name for a in s.apps if a.type == "repeat"] == ["ftp0", "ftp1"]
+
+
+def test_per_run_metrics_match_their_definitions(tmp_path) -> None:
+    levels = {"part": "half", "http": "1.0", "webs": 8, "ftps": 1, "iw": 1, "queue": "droptail", "mix": "split"}
+    doc = rfc2415.scenario(8, 1, 1, "1.0", duration="60s", split_iw=3)
+    store = str(tmp_path / "s.duckdb")
+    run_sweep(sweep_from_configs("t", store, [(levels, doc)], 1), jobs=1, progress=False)
+    row = rfc2415.per_run(store, "t").iloc[0]
+    # The same run, directly.
+    sc = tcplab.load(doc)
+    core = sc.to_core()
+    from tcplab.sweep import derive_seed
+
+    res = tcplab.run(doc, seed=derive_seed(1, 0))
+    pages, flows = res.pages, res.flows
+    link = res.links.set_index(["src", "dst"]).loc[("r0", "r1")]
+    assert row.web_delay == pytest.approx(pages[pages.completed].delay_s.median())
+    lo = pages[pages.completed & pages.app.isin([f"web{i}" for i in range(4)])]
+    assert row.delay_lo == pytest.approx(lo.delay_s.median())
+    assert row.util == pytest.approx(100 * link.utilization)
+    assert row.drop_pct == pytest.approx(100 * link.drops / link.arrivals)
+    ftp = flows[flows.app == "ftp0"]
+    assert row.ftp_delay == pytest.approx(ftp[ftp.completed].fct_s.median())
+    # Goodput in MB per 360 s, power = goodput / median delay.
+    web_bytes = flows[flows.app.str.startswith("web")].bytes_delivered.sum()
+    assert row.web_mb == pytest.approx(web_bytes * 360 / 60 / 1e6)
+    assert row.web_power == pytest.approx(row.web_mb / row.web_delay)
+    assert row.ftp_power == pytest.approx(row.ftp_mb / row.ftp_delay)
+    assert core["seed"] == 1 and np.isfinite(row.ftp_power)
+
+
+def test_reproduce_quick_writes_tables_figures_and_report(tmp_path, monkeypatch) -> None:
+    # A much smaller grid, to pin the output files and the checks' wiring, not the science.
+    monkeypatch.setattr(rfc2415, "QUICK", {"replications": 2, "duration": "20s"})
+    res = rfc2415.reproduce(quick=True, jobs=2, out=tmp_path / "out", progress=False)
+    out = tmp_path / "out"
+    for name in ("table1", "table2", "table3", "table4", "table5", "table6", "table_red"):
+        assert (out / f"{name}.csv").stat().st_size > 100
+    for k in (1, 2, 3, 4):
+        assert (out / f"figure{k}.png").read_bytes()[:4] == b"\x89PNG"
+    report = (out / "report.md").read_text()
+    assert "## Acceptance checks" in report and "### Calibration" in report and "figure1.png" in report
+    assert len(res["checks"]) == 10
+    t1 = res["tables"]["table1"]
+    assert list(t1.rfc_iw1_s) == [rfc2415.RFC_DELAY["1.0"][r][0] for r in rfc2415.ROWS]
