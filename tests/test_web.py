@@ -78,3 +78,25 @@ def test_red_drops_early_and_keeps_the_queue_short() -> None:
     assert red.queue_avg_pkts < dt.queue_avg_pkts / 2
     assert red.drops > 0
     assert red.utilization > 0.9
+
+
+def test_http11_requests_the_embedded_objects_on_the_same_connection() -> None:
+    res = tcplab.run(web("1.1"))
+    f = res.flows.iloc[0]
+    assert len(res.flows) == 1 and f.syn_sent == 1 and f.closed and f.completed
+    # The primary alone takes exactly as long as with HTTP/1.0; the embedded
+    # objects then cost one request round trip more than their transfer.
+    primary_only = tcplab.run(web("1.0", embedded=0)).pages.delay_s.iloc[0]
+    assert primary_only < res.pages.delay_s.iloc[0] < tcplab.run(web("1.0")).pages.delay_s.iloc[0]
+
+
+def test_a_lost_pipelined_request_costs_one_rto() -> None:
+    base = tcplab.run(web("1.1")).pages.delay_s.iloc[0]
+    sc = web("1.1")
+    # The first request rides on the handshake; the second asks for the embedded objects.
+    sc["losses"] = [{"link": "k0->r1", "kind": "request", "packets": [2]}]
+    res = tcplab.run(sc)
+    assert res.links.loss_drops.sum() == 1
+    # RTO after the handshake and the primary: the minimum, 1 s (to within a
+    # segment's serialization, as the server's ACK clock differs once idle).
+    assert res.pages.delay_s.iloc[0] - base == pytest.approx(1.0, abs=1e-4)

@@ -25,6 +25,8 @@ enum Ev {
     Syn { conn: u32, gen: u32 },
     /// The server's SYN-ACK timer.
     SynAck { conn: u32, gen: u32 },
+    /// The client's timer for a request on an open connection.
+    Req { conn: u32, gen: u32 },
     /// An application opens its next transfer.
     Start(u32),
     /// Periodic sampling of traced connections.
@@ -65,6 +67,17 @@ impl TimerSlot {
 struct Handshake {
     opener: Opener,
     listener: Listener,
+    /// Requests after the first (HTTP/1.1's pipelined embedded objects): the
+    /// last request id the client sent and the server served, the bytes the
+    /// server writes for it, and the client's retransmission timer.
+    req_sent: u32,
+    req_served: u32,
+    req_write: u64,
+    req_deadline: Option<Time>,
+    req_backoff: u32,
+    req_timer: TimerSlot,
+    /// Delivered bytes when the outstanding request was sent.
+    req_mark: u64,
     syn_timer: TimerSlot,
     synack_timer: TimerSlot,
     request_bytes: u32,
@@ -335,6 +348,7 @@ impl Simulator {
                 Ev::DelAck { conn, gen } => self.on_delack(conn, gen),
                 Ev::Syn { conn, gen } => self.on_syn_timer(conn, gen),
                 Ev::SynAck { conn, gen } => self.on_synack_timer(conn, gen),
+                Ev::Req { conn, gen } => self.on_req_timer(conn, gen),
                 Ev::Start(a) => self.on_start(a),
                 Ev::Sample => self.on_sample(),
             }
@@ -458,7 +472,7 @@ impl Simulator {
                 PacketKind::Ack => self.on_ack(p, sack.as_ref().map_or(&[][..], |b| &b[..p.nsack as usize])),
                 PacketKind::Syn => self.on_syn(p.conn),
                 PacketKind::SynAck => self.on_synack(p.conn),
-                PacketKind::Request => self.on_request(p.conn),
+                PacketKind::Request => self.on_request(p.conn, p.seq),
                 PacketKind::Close => {
                     if let Some(hs) = self.conns[p.conn as usize].hs.as_mut() {
                         hs.closed = true;
@@ -476,6 +490,10 @@ impl Simulator {
 
     /// Send a control packet (no payload beyond `extra` bytes).
     fn send_control(&mut self, c: u32, kind: PacketKind, extra: u32) {
+        self.send_control_seq(c, kind, extra, 0);
+    }
+
+    fn send_control_seq(&mut self, c: u32, kind: PacketKind, extra: u32, seq: u64) {
         let conn = &self.conns[c as usize];
         let route = match kind {
             PacketKind::SynAck | PacketKind::Close | PacketKind::Data => conn.data_route,
@@ -483,6 +501,7 @@ impl Simulator {
         };
         let mut p = Packet::new(c, route, kind, conn.header + extra);
         p.len = extra;
+        p.seq = seq;
         self.inject(p);
     }
 
@@ -532,13 +551,23 @@ impl Simulator {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         let ack = conn.receiver.on_data(now, p.seq, p.len);
+        if let Some(hs) = conn.hs.as_mut() {
+            // The response to an outstanding request has begun.
+            if hs.req_deadline.is_some() && p.seq + u64::from(p.len) > hs.req_mark {
+                hs.req_deadline = None;
+            }
+        }
         let newly_done = !conn.reported_done && conn.receiver.done_at().is_some();
         if newly_done {
             conn.reported_done = true;
+            // May open the next transfer, or extend this one (a pipelined request).
+            self.on_transfer_done(c);
         }
-        // The client closes with the ACK that completes the transfer.
+        // The client closes with the ACK that completes the connection's last transfer.
+        let conn = &mut self.conns[c as usize];
+        let done = conn.reported_done && conn.receiver.done_at().is_some();
         let fin = match conn.hs.as_mut() {
-            Some(hs) if newly_done && !hs.client_fin => {
+            Some(hs) if done && !hs.client_fin => {
                 hs.client_fin = true;
                 true
             }
@@ -548,9 +577,6 @@ impl Simulator {
             self.send_ack(c, a, fin);
         }
         self.sync_delack(c);
-        if newly_done {
-            self.on_transfer_done(c);
-        }
     }
 
     /// An application's Start event: a new transfer, or a new web page.
@@ -568,18 +594,14 @@ impl Simulator {
         app.pages_started += 1;
         let primary = web.primary.draw(&mut app.rng);
         let embedded: Vec<u64> = (0..web.embedded).map(|_| web.object.draw(&mut app.rng)).collect();
-        let http11 = web.http11;
         let bytes = primary + embedded.iter().sum::<u64>();
         let page = self.pages.len() as u32;
         let objects = 1 + embedded.len() as u32;
         self.pages.push(PageState { app: a, start: self.now, pending: 1, embedded: Vec::new(), objects, bytes, end: None });
-        if http11 {
-            // One connection carries the primary and every embedded object.
-            self.start_transfer(a, Some(bytes), Some((page, true)));
-        } else {
-            self.pages[page as usize].embedded = embedded;
-            self.start_transfer(a, Some(primary), Some((page, true)));
-        }
+        // The primary first; the embedded objects when it completes (HTTP/1.0:
+        // on new connections; HTTP/1.1: requested on the same one).
+        self.pages[page as usize].embedded = embedded;
+        self.start_transfer(a, Some(primary), Some((page, true)));
     }
 
     /// A transfer's receiver has every byte.
@@ -593,6 +615,38 @@ impl Simulator {
             return;
         };
         let pg = &mut self.pages[p as usize];
+        let http11 = matches!(&self.apps[a as usize].kind, AppKind::Web(w) if w.http11);
+        if primary && http11 && !pg.embedded.is_empty() {
+            // HTTP/1.1: the embedded objects are requested, pipelined, on the
+            // same connection once the primary has arrived.
+            let bytes: u64 = std::mem::take(&mut pg.embedded).iter().sum();
+            let req = self.apps[a as usize].request_bytes.saturating_mul(self.apps[a as usize].embedded_count());
+            let conn = &mut self.conns[c as usize];
+            conn.page = Some((p, false));
+            conn.reported_done = false;
+            conn.size = conn.size.map(|s| s + bytes);
+            conn.receiver.extend(bytes);
+            match conn.hs.as_mut() {
+                Some(hs) => {
+                    hs.req_sent += 1;
+                    hs.req_write = bytes;
+                    hs.req_mark = conn.receiver.delivered();
+                    hs.req_backoff = 0;
+                    hs.req_deadline = Some(now + conn.sender.rtt.rto().max(Dur::from_ms(1)));
+                    let id = u64::from(hs.req_sent);
+                    self.send_control_seq(c, PacketKind::Request, req, id);
+                    self.sync_handshake(c);
+                }
+                None => {
+                    // Without a handshake requests are not modelled: the server writes at once.
+                    let mut buf = std::mem::take(&mut self.seg_buf);
+                    conn.sender.write(now, bytes, &mut buf);
+                    self.seg_buf = buf;
+                    self.send_segments(c);
+                }
+            }
+            return;
+        }
         pg.pending -= 1;
         if primary && !pg.embedded.is_empty() {
             // HTTP/1.0: the embedded objects, each on its own connection, at once.
@@ -640,10 +694,22 @@ impl Simulator {
         self.sync_handshake(c);
     }
 
-    fn on_request(&mut self, c: u32) {
+    fn on_request(&mut self, c: u32, id: u64) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         let hs = conn.hs.as_mut().expect("request on a connection with a handshake");
+        if id > 1 {
+            // A request on the open connection: serve it once.
+            if id as u32 > hs.req_served {
+                hs.req_served = id as u32;
+                let bytes = hs.req_write;
+                let mut buf = std::mem::take(&mut self.seg_buf);
+                conn.sender.write(now, bytes, &mut buf);
+                self.seg_buf = buf;
+                self.send_segments(c);
+            }
+            return;
+        }
         if let Some(sample) = hs.listener.on_request(now) {
             if let Some(r) = sample {
                 conn.sender.rtt.sample(r);
@@ -666,6 +732,9 @@ impl Simulator {
         }
         if let Some((t, gen)) = hs.synack_timer.arm(hs.listener.poll_timeout()) {
             self.events.push(t, Ev::SynAck { conn: c, gen });
+        }
+        if let Some((t, gen)) = hs.req_timer.arm(hs.req_deadline) {
+            self.events.push(t, Ev::Req { conn: c, gen });
         }
     }
 
@@ -695,6 +764,29 @@ impl Simulator {
             Some(d) if d <= now => {
                 hs.listener.on_timeout(now);
                 self.send_control(c, PacketKind::SynAck, 0);
+            }
+            _ => {}
+        }
+        self.sync_handshake(c);
+    }
+
+    /// The client's request timer: resend the outstanding request, backing off.
+    fn on_req_timer(&mut self, c: u32, gen: u32) {
+        let now = self.now;
+        let conn = &mut self.conns[c as usize];
+        let hs = conn.hs.as_mut().expect("request timer");
+        if !hs.req_timer.fire(gen) {
+            return;
+        }
+        match hs.req_deadline {
+            Some(d) if d <= now => {
+                hs.req_backoff = (hs.req_backoff + 1).min(6);
+                let rto = conn.sender.rtt.backed_off(hs.req_backoff);
+                hs.req_deadline = Some(now + rto);
+                let id = u64::from(hs.req_sent);
+                let app = conn.app;
+                let req = self.apps[app as usize].request_bytes.saturating_mul(self.apps[app as usize].embedded_count());
+                self.send_control_seq(c, PacketKind::Request, req, id);
             }
             _ => {}
         }
@@ -760,6 +852,13 @@ impl Simulator {
             Box::new(Handshake {
                 opener: Opener::new(tcp.rtt.initial_rto, tcp.max_backoff),
                 listener: Listener::new(tcp.rtt.initial_rto, tcp.max_backoff),
+                req_sent: 1,
+                req_served: 1,
+                req_write: 0,
+                req_deadline: None,
+                req_backoff: 0,
+                req_timer: TimerSlot::default(),
+                req_mark: 0,
                 syn_timer: TimerSlot::default(),
                 synack_timer: TimerSlot::default(),
                 request_bytes: app.request_bytes,

@@ -113,6 +113,14 @@ pub struct App {
 }
 
 impl App {
+    /// Embedded objects per web page (0 for other applications).
+    pub fn embedded_count(&self) -> u32 {
+        match &self.kind {
+            AppKind::Web(w) => w.embedded,
+            _ => 0,
+        }
+    }
+
     /// A transfer completed at `now`: when should the next one start?
     pub fn next_start(&mut self, now: Time) -> Option<Time> {
         match &self.kind {

@@ -59,6 +59,13 @@ impl Receiver {
         self.rcv_nxt
     }
 
+    /// The application expects `bytes` more on this connection (a persistent
+    /// connection's next response): the transfer is not done until they arrive.
+    pub fn extend(&mut self, bytes: u64) {
+        self.total = self.total.map(|t| t + bytes);
+        self.done_at = None;
+    }
+
     /// When the last byte of the transfer was delivered.
     pub fn done_at(&self) -> Option<Time> {
         self.done_at
