@@ -415,7 +415,8 @@ class WebApp(_Model):
     """The client."""
     http: Literal["1.0", "1.1"] = "1.0"
     """1.0: a connection per object, embedded objects fetched at once after the primary;
-    1.1: RFC 2415's rough model, one connection carries the whole page."""
+    1.1: RFC 2415's rough model, one connection carries the whole page: the embedded
+    objects are requested together on it once the primary has arrived."""
     embedded: NonNegInt = 3
     primary: SizeDist = DEFAULT_PRIMARY  # type: ignore[assignment]
     object: SizeDist = DEFAULT_OBJECT  # type: ignore[assignment]
