@@ -472,7 +472,7 @@ impl Simulator {
                 PacketKind::Ack => self.on_ack(p, sack.as_ref().map_or(&[][..], |b| &b[..p.nsack as usize])),
                 PacketKind::Syn => self.on_syn(p.conn),
                 PacketKind::SynAck => self.on_synack(p.conn),
-                PacketKind::Request => self.on_request(p.conn, p.seq),
+                PacketKind::Request => self.on_request(p.conn, p.seq, p.ack),
                 PacketKind::Close => {
                     if let Some(hs) = self.conns[p.conn as usize].hs.as_mut() {
                         hs.closed = true;
@@ -491,6 +491,16 @@ impl Simulator {
     /// Send a control packet (no payload beyond `extra` bytes).
     fn send_control(&mut self, c: u32, kind: PacketKind, extra: u32) {
         self.send_control_seq(c, kind, extra, 0);
+    }
+
+    /// A request on an open connection: `bytes` of request, id `seq`, carrying ACK `ack`.
+    fn send_request(&mut self, c: u32, bytes: u32, id: u64, ack: u64) {
+        let conn = &self.conns[c as usize];
+        let mut p = Packet::new(c, conn.ack_route, PacketKind::Request, conn.header + bytes);
+        p.len = bytes;
+        p.seq = id;
+        p.ack = ack;
+        self.inject(p);
     }
 
     fn send_control_seq(&mut self, c: u32, kind: PacketKind, extra: u32, seq: u64) {
@@ -634,8 +644,11 @@ impl Simulator {
                     hs.req_backoff = 0;
                     hs.req_deadline = Some(now + conn.sender.rtt.rto().max(Dur::from_ms(1)));
                     let id = u64::from(hs.req_sent);
-                    self.send_control_seq(c, PacketKind::Request, req, id);
+                    // The request carries the client's cumulative ACK.
+                    let ack = conn.receiver.piggyback_ack();
+                    self.send_request(c, req, id, ack);
                     self.sync_handshake(c);
+                    self.sync_delack(c);
                 }
                 None => {
                     // Without a handshake requests are not modelled: the server writes at once.
@@ -694,12 +707,21 @@ impl Simulator {
         self.sync_handshake(c);
     }
 
-    fn on_request(&mut self, c: u32, id: u64) {
+    fn on_request(&mut self, c: u32, id: u64, ack: u64) {
         let now = self.now;
         let conn = &mut self.conns[c as usize];
         let hs = conn.hs.as_mut().expect("request on a connection with a handshake");
         if id > 1 {
-            // A request on the open connection: serve it once.
+            // A request on the open connection: its piggybacked ACK first.
+            if ack > conn.sender.snd_una() {
+                let mut buf = std::mem::take(&mut self.seg_buf);
+                conn.sender.on_ack(now, ack, &[], &mut buf);
+                self.seg_buf = buf;
+                self.send_segments(c);
+            }
+            // Then serve it, once.
+            let conn = &mut self.conns[c as usize];
+            let hs = conn.hs.as_mut().expect("request on a connection with a handshake");
             if id as u32 > hs.req_served {
                 hs.req_served = id as u32;
                 let bytes = hs.req_write;
@@ -786,7 +808,8 @@ impl Simulator {
                 let id = u64::from(hs.req_sent);
                 let app = conn.app;
                 let req = self.apps[app as usize].request_bytes.saturating_mul(self.apps[app as usize].embedded_count());
-                self.send_control_seq(c, PacketKind::Request, req, id);
+                let ack = conn.receiver.delivered();
+                self.send_request(c, req, id, ack);
             }
             _ => {}
         }

@@ -66,6 +66,12 @@ impl Receiver {
         self.done_at = None;
     }
 
+    /// The cumulative ACK to carry on a data segment the client sends now (a
+    /// request): it acknowledges everything, so a delayed ACK is no longer due.
+    pub fn piggyback_ack(&mut self) -> u64 {
+        self.ack_now()
+    }
+
     /// When the last byte of the transfer was delivered.
     pub fn done_at(&self) -> Option<Time> {
         self.done_at
