@@ -510,7 +510,8 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
         "# RFC 2415 reproduced with tcplab",
         "",
         f"Mode: **{meta['mode']}**: {meta['replications']} replications of {meta['duration']} per configuration, "
-        f"{meta['runs']} runs, {meta['wall_s']:.1f} s of wall time on {meta['jobs']} worker(s).",
+        f"{meta['runs']} runs, {meta['wall_s']:.1f} s of wall time on "
+        + (f"{meta['jobs']} worker(s)." if isinstance(meta["jobs"], int) else "all cores."),
         "Numbers are means over replications of each run's metric, with 95% t-interval half-widths (`_ci`); "
         "`rfc_` columns are the RFC's.",
         "",
