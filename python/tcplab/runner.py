@@ -3,7 +3,6 @@ a progress bar, clean interruption, and resumption from the store."""
 
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ class SweepReport:
     interrupted: bool
 
 
-def _local(runs: list[Run], jobs: int) -> Iterator[tuple[Run, str | None, str | None]]:
+def _local(runs: list[Run], jobs: int) -> Iterator[tuple[Run, dict | None, str | None]]:
     """Yield (run, payload JSON, error) as runs finish; at most `jobs` in flight."""
     if jobs == 1:
         for r in runs:
@@ -55,7 +54,7 @@ def _local(runs: list[Run], jobs: int) -> Iterator[tuple[Run, str | None, str | 
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _dask(runs: list[Run], scheduler: str) -> Iterator[tuple[Run, str | None, str | None]]:
+def _dask(runs: list[Run], scheduler: str) -> Iterator[tuple[Run, dict | None, str | None]]:
     from distributed import Client, as_completed
 
     client = Client(scheduler)
@@ -98,7 +97,7 @@ def run_sweep(
             task = bar.add_task(sweep.name, total=len(todo))
             try:
                 for run, payload, error in stream:
-                    store.write_run(sweep.name, run, json.loads(payload) if payload else None, error, sweep.traces)
+                    store.write_run(sweep.name, run, payload, error, sweep.traces)
                     if error:
                         report.failed += 1
                     else:

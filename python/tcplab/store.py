@@ -22,7 +22,6 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS
 from .errors import TcplabError
 
 SCHEMA = """
@@ -62,10 +61,9 @@ def jain_index(x: Any) -> float:
     return float(a.sum() ** 2 / (a.size * np.square(a).sum()))
 
 
-def run_metrics(results: dict[str, Any]) -> dict[str, float]:
-    flows = pd.DataFrame.from_records(results["flows"], columns=_FLOW_COLUMNS)
-    links = pd.DataFrame.from_records(results["links"], columns=_LINK_COLUMNS)
-    sim_s = float(results["engine"]["sim_seconds"])
+def run_metrics(flows: pd.DataFrame, links: pd.DataFrame, pages: pd.DataFrame, engine: dict[str, Any]) -> dict[str, float]:
+    """The per-run summaries of :data:`METRICS`."""
+    sim_s = float(engine["sim_seconds"])
     done = flows[flows.completed]
     fct = float(done.fct_s.median()) if len(done) else float("nan")
     goodput = float(flows.bytes_delivered.sum()) * 8 / sim_s if sim_s > 0 else float("nan")
@@ -73,6 +71,7 @@ def run_metrics(results: dict[str, Any]) -> dict[str, float]:
     util = float(busiest.utilization) if busiest is not None else float("nan")
     drop = float(busiest.drops / busiest.arrivals) if busiest is not None and busiest.arrivals else float("nan")
     eff = goodput / float(busiest.rate_bps) if busiest is not None else float("nan")
+    done_pages = pages[pages.completed]
     return {
         "fct_s": fct,
         "fct_mean_s": float(done.fct_s.mean()) if len(done) else float("nan"),
@@ -83,13 +82,8 @@ def run_metrics(results: dict[str, Any]) -> dict[str, float]:
         "jain": jain_index(flows.goodput_bps),
         "efficiency": eff,
         "power": goodput / fct if fct and fct == fct else float("nan"),
-        "page_delay_s": _median_page_delay(results),
+        "page_delay_s": float(done_pages.delay_s.median()) if len(done_pages) else float("nan"),
     }
-
-
-def _median_page_delay(results: dict[str, Any]) -> float:
-    delays = [p["delay_s"] for p in results.get("pages", []) if p["completed"]]
-    return float(np.median(delays)) if delays else float("nan")
 
 
 class Store:
@@ -136,20 +130,17 @@ class Store:
                 if t in self._tables:
                     self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
             if payload is not None:
-                res = payload["results"]
-                eng = res["engine"]
+                eng = payload["engine"]
                 row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "ok", None,
                        payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]]  # fmt: skip
-                for table, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS)):
-                    df = pd.DataFrame.from_records(res[table], columns=cols)
-                    df.insert(0, "run_id", run.run_id)
-                    self._insert_df(table, df)
-                if traces:
-                    for table, cols in (("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS)):
-                        df = pd.DataFrame.from_records(res[table], columns=cols)
+                names = ("flows", "links", "pages") + (("traces", "packets") if traces else ())
+                for table in names:
+                    df = payload["tables"][table]
+                    if len(df):
+                        df = df.copy()
                         df.insert(0, "run_id", run.run_id)
                         self._insert_df(table, df)
-                m = run_metrics(res)
+                m = payload["metrics"]
                 self.con.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [[run.run_id, k, v] for k, v in m.items()])
             else:
                 row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "error", error,

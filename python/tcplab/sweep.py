@@ -140,15 +140,29 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     return sweep
 
 
-def execute(core_json: str) -> str:
-    """Run one normalized scenario in this process; the results as JSON text
-    with the run's wall time. Top-level, so process pools and Dask can ship it."""
+def execute(core_json: str) -> dict[str, Any]:
+    """Run one normalized scenario in this process and return what the store
+    keeps: the wall time, the engine counters, the result tables as pandas
+    DataFrames and the per-run metrics. Top-level, so process pools and Dask
+    can ship it; the tables are built here, in the worker, not in the
+    process that writes the store."""
+    import pandas as pd
+
     from . import _core
+    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS
+    from .store import run_metrics
 
     t0 = time.perf_counter()
     out = _core.run_json(core_json)
     wall = time.perf_counter() - t0
-    return json.dumps({"wall_s": wall, "results": json.loads(out)})
+    res = json.loads(out)
+    tables = {
+        name: pd.DataFrame.from_records(res[name], columns=cols)
+        for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS),
+                           ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS))  # fmt: skip
+    }
+    metrics = run_metrics(tables["flows"], tables["links"], tables["pages"], res["engine"])
+    return {"wall_s": wall, "engine": res["engine"], "tables": tables, "metrics": metrics}
 
 
 def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, seed: int = 1, traces: bool = False) -> Sweep:
