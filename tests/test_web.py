@@ -100,3 +100,20 @@ def test_a_lost_pipelined_request_costs_one_rto() -> None:
     # RTO after the handshake and the primary: the minimum, 1 s (to within a
     # segment's serialization, as the server's ACK clock differs once idle).
     assert res.pages.delay_s.iloc[0] - base == pytest.approx(1.0, abs=1e-4)
+
+
+def test_persistent_repeat_client_reuses_its_connection() -> None:
+    def ftp(persistent: bool):
+        app = {"type": "repeat", "src": "s0", "dst": "k0", "size": "100kB", "think": "0s", "count": 5, "persistent": persistent}
+        sc = dumbbell(bottleneck_rate="10Mbps", tcp={"handshake": True, "window": "11pkt"}, apps=[app])
+        return tcplab.run(sc)
+
+    per, fresh = ftp(True), ftp(False)
+    assert len(per.flows) == 1 and len(fresh.flows) == 5
+    f = per.flows.iloc[0]
+    assert f.bytes_delivered == 500_000 and f.syn_sent == 1 and f.closed
+    assert len(per.pages) == 5 and (per.pages.bytes == 100_000).all() and per.pages.completed.all()
+    # Each next file starts when the previous one completes.
+    assert np.allclose(per.pages.start_s.iloc[1:].to_numpy(), per.pages.end_s.iloc[:-1].to_numpy())
+    # No handshake and no new slow start: faster than a connection per file.
+    assert per.pages.end_s.max() < fresh.flows.end_s.max()

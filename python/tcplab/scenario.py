@@ -346,6 +346,10 @@ class RepeatApp(_Model):
     think: Think = "0s"
     count: Optional[PositiveInt] = None
     """Transfers to make; unset: until the end of the run."""
+    persistent: bool = False
+    """Keep the connection open: with no think time and tcp.handshake, each next
+    transfer is a request on it (no new handshake or slow start). Each transfer
+    is then also a row of res.pages."""
     request: Size = "0B"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
@@ -575,6 +579,7 @@ class Scenario(_Model):
             if isinstance(a, RepeatApp):
                 app["think"] = _core_think(a.think)
                 app["count"] = a.count
+                app["persistent"] = a.persistent
             if isinstance(a, WebApp):
                 app["size_bytes"] = None
                 app["think"] = _core_think(a.think)

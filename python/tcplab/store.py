@@ -45,7 +45,7 @@ METRICS = {
     "jain": "Jain's fairness index of the transfers' goodputs",
     "efficiency": "goodput over the busiest link's rate",
     "power": "goodput_bps / fct_s (network power)",
-    "page_delay_s": "median delay of the completed web pages (s)",
+    "page_delay_s": "median delay of the completed pages (web pages; a persistent client's transfers) (s)",
 }
 
 

@@ -127,6 +127,9 @@ pub struct AppSpec {
     /// The page model of a "web" application.
     #[serde(default)]
     pub web: Option<WebSpec>,
+    /// A repeat client that keeps its connection open between transfers.
+    #[serde(default)]
+    pub persistent: bool,
     pub tcp: TcpSpec,
 }
 
@@ -289,7 +292,7 @@ impl AppSpec {
                     }
                     Some(ThinkSpec::Exponential { mean_ns }) => Think::Exponential { mean: Dur::from_ns(mean_ns) },
                 };
-                Ok(AppKind::Repeat { think, count: self.count })
+                Ok(AppKind::Repeat { think, count: self.count, persistent: self.persistent })
             }
             other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat, web"))),
         }

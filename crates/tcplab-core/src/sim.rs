@@ -594,6 +594,15 @@ impl Simulator {
         let app = &mut self.apps[a as usize];
         let web = match &app.kind {
             AppKind::Web(w) => w,
+            _ if app.persistent() => {
+                // Each transfer of a persistent client is a one-object page.
+                app.pages_started += 1;
+                let size = app.size.unwrap_or(0);
+                let page = self.pages.len() as u32;
+                self.pages.push(PageState { app: a, start: self.now, pending: 1, embedded: Vec::new(), objects: 1, bytes: size, end: None });
+                self.start_transfer(a, Some(size), Some((page, true)));
+                return;
+            }
             _ => {
                 let size = app.size;
                 self.start_transfer(a, size, None);
@@ -672,10 +681,45 @@ impl Simulator {
         }
         if pg.pending == 0 {
             pg.end = Some(now);
-            if let Some(t) = self.apps[a as usize].next_start(now) {
+            let next = self.apps[a as usize].next_start(now);
+            if next == Some(now) && self.apps[a as usize].persistent() && self.conns[c as usize].hs.is_some() {
+                // The next transfer at once, requested on this connection.
+                self.request_more(c, a);
+                return;
+            }
+            if let Some(t) = next {
                 self.events.push(t, Ev::Start(a));
             }
         }
+    }
+
+    /// A persistent client's next transfer: a new one-object page, requested
+    /// on connection `c`, which carries the client's ACK.
+    fn request_more(&mut self, c: u32, a: u32) {
+        let now = self.now;
+        let app = &mut self.apps[a as usize];
+        app.pages_started += 1;
+        app.transfers_started += 1;
+        let size = app.size.unwrap_or(0);
+        let req = app.request_bytes;
+        let page = self.pages.len() as u32;
+        self.pages.push(PageState { app: a, start: now, pending: 1, embedded: Vec::new(), objects: 1, bytes: size, end: None });
+        let conn = &mut self.conns[c as usize];
+        conn.page = Some((page, true));
+        conn.reported_done = false;
+        conn.size = conn.size.map(|s| s + size);
+        conn.receiver.extend(size);
+        let hs = conn.hs.as_mut().expect("a persistent connection has a handshake");
+        hs.req_sent += 1;
+        hs.req_write = size;
+        hs.req_mark = conn.receiver.delivered();
+        hs.req_backoff = 0;
+        hs.req_deadline = Some(now + conn.sender.rtt.rto().max(Dur::from_ms(1)));
+        let id = u64::from(hs.req_sent);
+        let ack = conn.receiver.piggyback_ack();
+        self.send_request(c, req, id, ack);
+        self.sync_handshake(c);
+        self.sync_delack(c);
     }
 
     fn on_ack(&mut self, p: Packet, sack: &[(u64, u64)]) {
@@ -807,7 +851,7 @@ impl Simulator {
                 hs.req_deadline = Some(now + rto);
                 let id = u64::from(hs.req_sent);
                 let app = conn.app;
-                let req = self.apps[app as usize].request_bytes.saturating_mul(self.apps[app as usize].embedded_count());
+                let req = self.apps[app as usize].request_bytes.saturating_mul(self.apps[app as usize].embedded_count().max(1));
                 let ack = conn.receiver.delivered();
                 self.send_request(c, req, id, ack);
             }

@@ -90,7 +90,11 @@ pub enum AppKind {
     Bulk,
     /// Transfer after transfer, each on a new connection, the next one
     /// starting a think time after the previous one completes.
-    Repeat { think: Think, count: Option<u64> },
+    ///
+    /// With `persistent`, each transfer is a request on the same connection
+    /// when the next one follows at once (no think time), and each transfer
+    /// is recorded as a one-object page.
+    Repeat { think: Think, count: Option<u64>, persistent: bool },
     /// Page after page of web objects.
     Web(Box<WebConfig>),
 }
@@ -113,6 +117,11 @@ pub struct App {
 }
 
 impl App {
+    /// Whether transfers reuse one connection (a persistent repeat client).
+    pub fn persistent(&self) -> bool {
+        matches!(self.kind, AppKind::Repeat { persistent: true, .. })
+    }
+
     /// Embedded objects per web page (0 for other applications).
     pub fn embedded_count(&self) -> u32 {
         match &self.kind {
@@ -132,7 +141,7 @@ impl App {
                     Some(now + w.think.draw(&mut self.rng))
                 }
             }
-            AppKind::Repeat { think, count } => {
+            AppKind::Repeat { think, count, .. } => {
                 if count.is_some_and(|c| self.transfers_started >= c) {
                     None
                 } else {
