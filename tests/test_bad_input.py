@@ -40,7 +40,7 @@ CASES = [
     ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat', 'web'"),
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
-     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, delayed_ack, delack_timeout, delack_segments, "
+     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, byte_counting, delayed_ack, delack_timeout, delack_segments, "
      "limited_transmit, idle_restart, sack_blocks, handshake"),
     ({"sim.seed": -1}, "sim.seed = -1: Input should be greater than or equal to 0"),
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),

@@ -254,6 +254,8 @@ class Tcp(_Model):
     max_backoff: NonNegInt = 6
     dupack_threshold: PositiveInt = 3
     abc_limit: PositiveInt = 2
+    byte_counting: bool = True
+    """RFC 3465 byte counting (Reno family); false: one segment per ACK of new data, as in RFC 2581 and ns-2."""
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
     delack_segments: PositiveInt = 2
@@ -695,6 +697,7 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         "idle_restart": t.idle_restart,
         "sack_blocks": t.sack_blocks,
         "handshake": t.handshake,
+        "byte_counting": t.byte_counting,
     }
 
 

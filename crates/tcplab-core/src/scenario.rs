@@ -212,6 +212,8 @@ pub struct TcpSpec {
     /// SYN / SYN-ACK / request before data, FIN at the end.
     #[serde(default)]
     pub handshake: bool,
+    #[serde(default = "yes")]
+    pub byte_counting: bool,
 }
 
 fn three() -> u32 {
@@ -345,6 +347,7 @@ impl TcpSpec {
             limited_transmit: self.limited_transmit,
             idle_restart: self.idle_restart,
             sack_blocks: self.sack_blocks,
+            byte_counting: self.byte_counting,
         })
     }
 }

@@ -31,6 +31,10 @@ pub struct RenoConfig {
     pub initial_ssthresh: u64,
     /// Byte-counting limit L in slow start, in segments.
     pub abc_limit: u64,
+    /// Count bytes (RFC 3465). Without it, as in RFC 2581 and ns-2, every
+    /// ACK of new data counts as one segment, however much it acknowledges:
+    /// slow start adds one SMSS per ACK, congestion avoidance SMSS*SMSS/cwnd.
+    pub byte_counting: bool,
 }
 
 impl Default for RenoConfig {
@@ -38,7 +42,7 @@ impl Default for RenoConfig {
     /// initial window of one segment (the classic Reno of ns-2's Agent/TCP);
     /// RFC 3465 section 2.3 permits L = 2 SMSS.
     fn default() -> Self {
-        RenoConfig { mss: 1460, initial_window: 1460, initial_ssthresh: u64::MAX, abc_limit: 2 }
+        RenoConfig { mss: 1460, initial_window: 1460, initial_ssthresh: u64::MAX, abc_limit: 2, byte_counting: true }
     }
 }
 
@@ -64,6 +68,15 @@ impl Reno {
 
 impl CongestionControl for Reno {
     fn on_ack(&mut self, _now: Time, acked: u64, _flight: u64) {
+        if !self.cfg.byte_counting {
+            let mss = self.cfg.mss;
+            if self.cwnd < self.ssthresh {
+                self.cwnd += mss;
+            } else {
+                self.cwnd += (mss * mss / self.cwnd).max(1);
+            }
+            return;
+        }
         if self.cwnd < self.ssthresh {
             // Slow start: cwnd += min(N, L*SMSS), RFC 3465 section 2.2.
             self.cwnd += acked.min(self.cfg.abc_limit * self.cfg.mss);
@@ -135,6 +148,17 @@ mod tests {
         assert_eq!(r.window(), 11 * MSS);
         r.on_ack(Time::ZERO, MSS, 0);
         assert_eq!(r.window(), 12 * MSS);
+    }
+
+    #[test]
+    fn packet_counting_counts_acks_not_bytes() {
+        let mut r = Reno::new(RenoConfig { byte_counting: false, ..Default::default() });
+        // An ACK of a 1000-byte segment still adds a whole segment in slow start.
+        r.on_ack(Time::ZERO, 1000, 0);
+        assert_eq!(r.window(), 2 * MSS);
+        let mut r = Reno::new(RenoConfig { byte_counting: true, ..Default::default() });
+        r.on_ack(Time::ZERO, 1000, 0);
+        assert_eq!(r.window(), MSS + 1000);
     }
 
     #[test]

@@ -66,6 +66,8 @@ pub struct TcpConfig {
     pub idle_restart: bool,
     /// Most SACK blocks per ACK (RFC 2018: 3 with timestamps, 4 without).
     pub sack_blocks: u32,
+    /// RFC 3465 byte counting (Reno family); otherwise one segment per ACK.
+    pub byte_counting: bool,
 }
 
 impl Default for TcpConfig {
@@ -87,6 +89,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             idle_restart: true,
             sack_blocks: 3,
+            byte_counting: true,
         }
     }
 }
@@ -99,6 +102,7 @@ impl TcpConfig {
             initial_window: self.iw_bytes,
             initial_ssthresh: self.initial_ssthresh,
             abc_limit: u64::from(self.abc_limit),
+            byte_counting: self.byte_counting,
         };
         match self.cc {
             CcKind::Tahoe => AnyCc::Tahoe(Tahoe::new(cfg)),
