@@ -640,33 +640,20 @@ impl Simulator {
             // same connection once the primary has arrived.
             let bytes: u64 = std::mem::take(&mut pg.embedded).iter().sum();
             let req = self.apps[a as usize].request_bytes.saturating_mul(self.apps[a as usize].embedded_count());
+            if self.conns[c as usize].hs.is_some() {
+                self.request_on(c, (p, false), bytes, req);
+                return;
+            }
+            // Without a handshake requests are not modelled: the server writes at once.
             let conn = &mut self.conns[c as usize];
             conn.page = Some((p, false));
             conn.reported_done = false;
             conn.size = conn.size.map(|s| s + bytes);
             conn.receiver.extend(bytes);
-            match conn.hs.as_mut() {
-                Some(hs) => {
-                    hs.req_sent += 1;
-                    hs.req_write = bytes;
-                    hs.req_mark = conn.receiver.delivered();
-                    hs.req_backoff = 0;
-                    hs.req_deadline = Some(now + conn.sender.rtt.rto().max(Dur::from_ms(1)));
-                    let id = u64::from(hs.req_sent);
-                    // The request carries the client's cumulative ACK.
-                    let ack = conn.receiver.piggyback_ack();
-                    self.send_request(c, req, id, ack);
-                    self.sync_handshake(c);
-                    self.sync_delack(c);
-                }
-                None => {
-                    // Without a handshake requests are not modelled: the server writes at once.
-                    let mut buf = std::mem::take(&mut self.seg_buf);
-                    conn.sender.write(now, bytes, &mut buf);
-                    self.seg_buf = buf;
-                    self.send_segments(c);
-                }
-            }
+            let mut buf = std::mem::take(&mut self.seg_buf);
+            conn.sender.write(now, bytes, &mut buf);
+            self.seg_buf = buf;
+            self.send_segments(c);
             return;
         }
         pg.pending -= 1;
@@ -704,14 +691,22 @@ impl Simulator {
         let req = app.request_bytes;
         let page = self.pages.len() as u32;
         self.pages.push(PageState { app: a, start: now, pending: 1, embedded: Vec::new(), objects: 1, bytes: size, end: None });
+        self.request_on(c, (page, true), size, req);
+    }
+
+    /// The client asks, on open connection `c`, for `bytes` more (for `page`)
+    /// with a request of `req` bytes that carries its cumulative ACK; it
+    /// resends the request after an RTO until the response begins.
+    fn request_on(&mut self, c: u32, page: (u32, bool), bytes: u64, req: u32) {
+        let now = self.now;
         let conn = &mut self.conns[c as usize];
-        conn.page = Some((page, true));
+        conn.page = Some(page);
         conn.reported_done = false;
-        conn.size = conn.size.map(|s| s + size);
-        conn.receiver.extend(size);
-        let hs = conn.hs.as_mut().expect("a persistent connection has a handshake");
+        conn.size = conn.size.map(|s| s + bytes);
+        conn.receiver.extend(bytes);
+        let hs = conn.hs.as_mut().expect("requests need an open connection");
         hs.req_sent += 1;
-        hs.req_write = size;
+        hs.req_write = bytes;
         hs.req_mark = conn.receiver.delivered();
         hs.req_backoff = 0;
         hs.req_deadline = Some(now + conn.sender.rtt.rto().max(Dur::from_ms(1)));
