@@ -1,7 +1,7 @@
 //! Per-connection TCP settings.
 
 use super::rtt::RttConfig;
-use crate::cc::{AnyCc, Cubic, CubicConfig, HighSpeed, HighSpeedConfig, NewReno, Reno, RenoConfig, Sack, Tahoe};
+use crate::cc::{AnyCc, Cubic, CubicConfig, HighSpeed, HighSpeedConfig, Reno, RenoConfig, Tahoe};
 use crate::time::Dur;
 
 /// Which congestion controller a connection uses.
@@ -107,8 +107,8 @@ impl TcpConfig {
         match self.cc {
             CcKind::Tahoe => AnyCc::Tahoe(Tahoe::new(cfg)),
             CcKind::Reno => AnyCc::Reno(Reno::new(cfg)),
-            CcKind::NewReno => AnyCc::NewReno(NewReno::new(cfg)),
-            CcKind::Sack => AnyCc::Sack(Sack::new(cfg)),
+            CcKind::NewReno => AnyCc::NewReno(Reno::new(cfg)),
+            CcKind::Sack => AnyCc::Sack(Reno::new(cfg)),
             CcKind::HighSpeed => AnyCc::HighSpeed(HighSpeed::new(HighSpeedConfig {
                 mss,
                 initial_window: self.iw_bytes,
