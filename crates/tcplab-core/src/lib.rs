@@ -2,15 +2,17 @@
 //! congestion-control experiments.
 //!
 //! - [`time`]: integer simulated time.
-//! - [`engine`]: the event queue and random streams.
-//! - [`net`]: packets, queues, links, routing.
-//! - [`tcp`]: sender, receiver, RTT/RTO.
+//! - [`engine`]: the event queue (FIFO ties), lazily cancelled timers, random streams.
+//! - [`net`]: the fabric: packets and their pool, queues, links, routes, loss taps, the packet log.
+//! - [`tcp`]: connections (sender, receiver, handshake, their timers) and their events.
 //! - [`cc`]: congestion controllers behind one trait.
-//! - [`app`]: applications that open transfers.
-//! - [`stats`]: result tables.
-//! - [`scenario`] and [`sim`]: the normalized scenario and the simulator that runs it.
+//! - [`app`]: workloads as state machines reacting to connection events.
+//! - [`stats`]: traces, counters and the result tables.
+//! - [`scenario`] and [`build`]: the normalized scenario and the parts built from it.
+//! - [`sim`]: the event loop, wiring the parts together.
 
 pub mod app;
+pub mod build;
 pub mod cc;
 pub mod engine;
 pub mod error;

@@ -113,11 +113,18 @@ pub enum ThinkSpec {
 #[serde(deny_unknown_fields)]
 pub struct AppSpec {
     pub name: String,
-    /// "bulk" or "repeat".
+    /// "bulk", "repeat", "web" or "burst".
     pub kind: String,
     pub src: String,
     pub dst: String,
+    /// When the application first wakes; with `start_max_ns`, the low end
+    /// of a range the start is drawn from uniformly (per seed).
     pub start_ns: u64,
+    #[serde(default)]
+    pub start_max_ns: Option<u64>,
+    /// A burst's number of simultaneous transfers (they share `size_bytes`).
+    #[serde(default)]
+    pub flows: Option<u32>,
     pub size_bytes: Option<u64>,
     pub think: Option<ThinkSpec>,
     pub count: Option<u64>,
@@ -283,20 +290,15 @@ impl AppSpec {
                 })))
             }
             "repeat" => {
-                let think = match self.think {
-                    None => Think::Constant(Dur::ZERO),
-                    Some(ThinkSpec::Constant { ns }) => Think::Constant(Dur::from_ns(ns)),
-                    Some(ThinkSpec::Uniform { min_ns, max_ns }) => {
-                        if min_ns > max_ns {
-                            return Err(invalid(format!("{field}.think"), "min is larger than max"));
-                        }
-                        Think::Uniform { min: Dur::from_ns(min_ns), max: Dur::from_ns(max_ns) }
-                    }
-                    Some(ThinkSpec::Exponential { mean_ns }) => Think::Exponential { mean: Dur::from_ns(mean_ns) },
-                };
+                let think = self.think(field)?;
                 Ok(AppKind::Repeat { think, count: self.count, persistent: self.persistent })
             }
-            other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat, web"))),
+            "burst" => {
+                let flows = self.flows.filter(|&n| n > 0).ok_or_else(|| invalid(format!("{field}.flows"), "a burst needs at least one flow"))?;
+                let bytes = self.size_bytes.ok_or_else(|| invalid(format!("{field}.size"), "a burst needs its total size"))?;
+                Ok(AppKind::Burst { flows, bytes })
+            }
+            other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat, web, burst"))),
         }
     }
 }
@@ -348,6 +350,7 @@ impl TcpSpec {
             idle_restart: self.idle_restart,
             sack_blocks: self.sack_blocks,
             byte_counting: self.byte_counting,
+            handshake: self.handshake,
         })
     }
 }

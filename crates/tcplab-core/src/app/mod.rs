@@ -1,80 +1,48 @@
-//! Applications: what opens transfers, and when.
+//! Applications: workloads as state machines.
+//!
+//! An application reacts to its own wake-ups ([`Apps::on_wake`]) and to its
+//! connections' events ([`Apps::on_event`]), and acts through a
+//! [`Transport`]: it opens connections, asks for more bytes on an open one,
+//! and asks to be woken. It owns everything about its workload: when
+//! transfers start, their sizes, web pages and their objects, and the pages
+//! table. A connection carries a tag the application chose; here it names
+//! the page a transfer belongs to.
+//!
+//! Kinds: `Bulk` (one transfer), `Repeat` (transfer after transfer, each on a
+//! new connection, or with `persistent` asked for on the same one), `Web`
+//! (pages of a primary object and embedded ones, over HTTP/1.0 or 1.1), and
+//! `Burst` (N simultaneous transfers sharing a number of bytes evenly).
 
+pub mod dist;
+
+pub use dist::{SizeDist, Think};
+
+use crate::tcp::ConnEvent;
 use crate::engine::rng::RngStream;
-use crate::tcp::TcpConfig;
-use crate::time::{Dur, Time};
+use crate::time::Time;
 
-/// A think-time distribution.
-#[derive(Clone, Debug)]
-pub enum Think {
-    Constant(Dur),
-    Uniform { min: Dur, max: Dur },
-    Exponential { mean: Dur },
-}
-
-impl Think {
-    pub fn draw(&self, rng: &mut RngStream) -> Dur {
-        let ns = |x: f64| Dur::from_ns(x.round().max(0.0) as u64);
-        match *self {
-            Think::Constant(d) => d,
-            Think::Uniform { min, max } => ns(rng.uniform(min.as_ns() as f64, max.as_ns() as f64)),
-            Think::Exponential { mean } => ns(rng.exponential(mean.as_ns() as f64)),
-        }
-    }
-}
-
-/// An object-size distribution, in bytes.
-#[derive(Clone, Debug)]
-pub enum SizeDist {
-    Constant(u64),
-    /// Lognormal with the given median and shape sigma, capped at `max`.
-    Lognormal { median: f64, sigma: f64, max: u64 },
-    /// Pareto with the given median and tail index, capped at `max`: heavy-tailed
-    /// as web object sizes are (Crovella and Bestavros 1996; Cunha, Bestavros
-    /// and Crovella 1995).
-    Pareto { median: f64, shape: f64, max: u64 },
-    /// Inverse of a piecewise-linear CDF given as (bytes, probability) points.
-    Empirical(Vec<(f64, f64)>),
-}
-
-impl SizeDist {
-    pub fn draw(&self, rng: &mut RngStream) -> u64 {
-        let x = match self {
-            SizeDist::Constant(b) => return (*b).max(1),
-            SizeDist::Lognormal { median, sigma, max } => (median.ln() + sigma * rng.normal()).exp().min(*max as f64),
-            SizeDist::Pareto { median, shape, max } => {
-                // x_m = median / 2^(1/a); X = x_m U^(-1/a).
-                let xm = median / 2f64.powf(1.0 / shape);
-                let u = 1.0 - rng.uniform01();
-                (xm * u.powf(-1.0 / shape)).min(*max as f64)
-            }
-            SizeDist::Empirical(points) => {
-                let u = rng.uniform01();
-                let i = points.partition_point(|&(_, c)| c < u);
-                if i == 0 {
-                    points[0].0
-                } else if i >= points.len() {
-                    points[points.len() - 1].0
-                } else {
-                    let ((x0, c0), (x1, c1)) = (points[i - 1], points[i]);
-                    if c1 > c0 {
-                        x0 + (x1 - x0) * (u - c0) / (c1 - c0)
-                    } else {
-                        x1
-                    }
-                }
-            }
-        };
-        (x.round() as u64).max(1)
-    }
+/// What an application can ask of the network's endpoints.
+pub trait Transport {
+    fn now(&self) -> Time;
+    /// Open a new connection from this application's server to its client;
+    /// once open, the server sends `size` bytes (`None`: unbounded). Returns its number.
+    fn open(&mut self, size: Option<u64>, tag: u64) -> u32;
+    /// On open connection `conn`, the client asks with a `bytes`-byte message
+    /// for `reply` bytes more; `tag` replaces the connection's tag.
+    fn exchange(&mut self, conn: u32, bytes: u32, reply: u64, tag: u64);
+    /// Whether connection `conn` carries messages (it has a handshake).
+    fn has_handshake(&self, conn: u32) -> bool;
+    /// Wake this application at `at`.
+    fn wake_at(&mut self, at: Time);
 }
 
 /// A web browser's page model (RFC 2415 section 2).
 #[derive(Clone, Debug)]
 pub struct WebConfig {
     /// HTTP/1.1's rough model: one connection carries the primary and every
-    /// embedded object. Otherwise HTTP/1.0: one connection per object, the
-    /// embedded objects fetched at once after the primary completes.
+    /// embedded object, requested together once the primary has arrived.
+    /// Otherwise HTTP/1.0: one connection per object, the embedded objects
+    /// fetched at once after the primary completes.
     pub http11: bool,
     pub embedded: u32,
     pub primary: SizeDist,
@@ -91,49 +59,43 @@ pub enum AppKind {
     /// Transfer after transfer, each on a new connection, the next one
     /// starting a think time after the previous one completes.
     ///
-    /// With `persistent`, each transfer is a request on the same connection
+    /// With `persistent`, each transfer is asked for on the same connection
     /// when the next one follows at once (no think time), and each transfer
     /// is recorded as a one-object page.
     Repeat { think: Think, count: Option<u64>, persistent: bool },
     /// Page after page of web objects.
     Web(Box<WebConfig>),
+    /// `flows` transfers opened at the same instant, sharing `bytes` evenly
+    /// (the first `bytes % flows` carry one byte more).
+    Burst { flows: u32, bytes: u64 },
 }
 
-/// A client that moves `size` bytes from `src` to `dst`.
+/// An application: a client at `dst` fetching from a server at `src`.
 pub struct App {
     pub name: String,
     pub src: u32,
     pub dst: u32,
+    /// When it first wakes.
     pub start: Time,
     /// Bytes per transfer (`None`: unbounded).
     pub size: Option<u64>,
     pub kind: AppKind,
-    pub tcp: TcpConfig,
     pub rng: RngStream,
     pub transfers_started: u64,
-    /// Bytes of the request a client sends when a connection opens (with a handshake).
+    /// Bytes of the message a client sends per object asked for on an open connection.
     pub request_bytes: u32,
     pub pages_started: u64,
 }
 
 impl App {
-    /// Whether transfers reuse one connection (a persistent repeat client).
-    pub fn persistent(&self) -> bool {
+    fn persistent(&self) -> bool {
         matches!(self.kind, AppKind::Repeat { persistent: true, .. })
     }
 
-    /// Embedded objects per web page (0 for other applications).
-    pub fn embedded_count(&self) -> u32 {
+    /// A transfer or page completed at `now`: when does the next one start?
+    fn next_start(&mut self, now: Time) -> Option<Time> {
         match &self.kind {
-            AppKind::Web(w) => w.embedded,
-            _ => 0,
-        }
-    }
-
-    /// A transfer completed at `now`: when should the next one start?
-    pub fn next_start(&mut self, now: Time) -> Option<Time> {
-        match &self.kind {
-            AppKind::Bulk => None,
+            AppKind::Bulk | AppKind::Burst { .. } => None,
             AppKind::Web(w) => {
                 if w.pages.is_some_and(|c| self.pages_started >= c) {
                     None
@@ -148,6 +110,146 @@ impl App {
                     Some(now + think.draw(&mut self.rng))
                 }
             }
+        }
+    }
+}
+
+/// A web page being fetched (or a persistent client's transfer).
+pub struct PageState {
+    pub app: u32,
+    pub start: Time,
+    /// Transfers still running.
+    pending: u32,
+    /// Embedded object sizes, not yet asked for.
+    embedded: Vec<u64>,
+    pub objects: u32,
+    pub bytes: u64,
+    pub end: Option<Time>,
+}
+
+/// The tag of a transfer that belongs to no page.
+pub const NO_PAGE: u64 = u64::MAX;
+
+fn page_tag(page: u32, primary: bool) -> u64 {
+    (u64::from(page) << 1) | u64::from(primary)
+}
+
+fn untag(tag: u64) -> Option<(u32, bool)> {
+    (tag != NO_PAGE).then_some(((tag >> 1) as u32, tag & 1 == 1))
+}
+
+/// Every application of a run, and the pages they fetched.
+#[derive(Default)]
+pub struct Apps {
+    pub apps: Vec<App>,
+    pub pages: Vec<PageState>,
+}
+
+impl Apps {
+    /// The page a connection with `tag` belongs to.
+    pub fn page_of(&self, tag: u64) -> Option<u64> {
+        untag(tag).map(|(p, _)| u64::from(p))
+    }
+
+    fn open<T: Transport>(&mut self, a: u32, size: Option<u64>, tag: u64, t: &mut T) {
+        self.apps[a as usize].transfers_started += 1;
+        t.open(size, tag);
+    }
+
+    fn new_page(&mut self, a: u32, start: Time, objects: u32, bytes: u64, embedded: Vec<u64>) -> u32 {
+        self.apps[a as usize].pages_started += 1;
+        self.pages.push(PageState { app: a, start, pending: 1, embedded, objects, bytes, end: None });
+        (self.pages.len() - 1) as u32
+    }
+
+    /// Application `a`'s wake-up: a new transfer, page or burst.
+    pub fn on_wake<T: Transport>(&mut self, a: u32, t: &mut T) {
+        let now = t.now();
+        let app = &mut self.apps[a as usize];
+        match &app.kind {
+            AppKind::Web(w) => {
+                // Draw the page: primary first, then the embedded objects, from the app's stream.
+                let primary = w.primary.draw(&mut app.rng);
+                let embedded: Vec<u64> = (0..w.embedded).map(|_| w.object.draw(&mut app.rng)).collect();
+                let bytes = primary + embedded.iter().sum::<u64>();
+                let objects = 1 + embedded.len() as u32;
+                // The primary first; the embedded objects when it completes.
+                let page = self.new_page(a, now, objects, bytes, embedded);
+                self.open(a, Some(primary), page_tag(page, true), t);
+            }
+            AppKind::Repeat { persistent: true, .. } => {
+                // Each transfer of a persistent client is a one-object page.
+                let size = app.size.unwrap_or(0);
+                let page = self.new_page(a, now, 1, size, Vec::new());
+                self.open(a, Some(size), page_tag(page, true), t);
+            }
+            &AppKind::Burst { flows, bytes } => {
+                let (each, extra) = (bytes / u64::from(flows), bytes % u64::from(flows));
+                for i in 0..u64::from(flows) {
+                    self.open(a, Some(each + u64::from(i < extra)), NO_PAGE, t);
+                }
+            }
+            AppKind::Bulk | AppKind::Repeat { .. } => {
+                let size = app.size;
+                self.open(a, size, NO_PAGE, t);
+            }
+        }
+    }
+
+    /// An event of connection `conn` (tagged `tag`) of application `a`.
+    pub fn on_event<T: Transport>(&mut self, a: u32, conn: u32, tag: u64, ev: ConnEvent, t: &mut T) {
+        match ev {
+            ConnEvent::Complete => self.on_complete(a, conn, tag, t),
+        }
+    }
+
+    /// A transfer's client has every byte.
+    fn on_complete<T: Transport>(&mut self, a: u32, c: u32, tag: u64, t: &mut T) {
+        let now = t.now();
+        let Some((p, primary)) = untag(tag) else {
+            if let Some(at) = self.apps[a as usize].next_start(now) {
+                t.wake_at(at);
+            }
+            return;
+        };
+        let app = &self.apps[a as usize];
+        let pg = &mut self.pages[p as usize];
+        if let AppKind::Web(w) = &app.kind {
+            if primary && w.http11 && !pg.embedded.is_empty() {
+                // HTTP/1.1: the embedded objects are requested, pipelined, on
+                // the same connection once the primary has arrived.
+                let bytes: u64 = std::mem::take(&mut pg.embedded).iter().sum();
+                let req = app.request_bytes.saturating_mul(w.embedded);
+                t.exchange(c, req, bytes, page_tag(p, false));
+                return;
+            }
+        }
+        pg.pending -= 1;
+        if primary && !pg.embedded.is_empty() {
+            // HTTP/1.0: the embedded objects, each on its own connection, at once.
+            let embedded = std::mem::take(&mut pg.embedded);
+            pg.pending += embedded.len() as u32;
+            for size in embedded {
+                self.open(a, Some(size), page_tag(p, false), t);
+            }
+            return;
+        }
+        if pg.pending > 0 {
+            return;
+        }
+        pg.end = Some(now);
+        let app = &mut self.apps[a as usize];
+        let next = app.next_start(now);
+        if next == Some(now) && app.persistent() && t.has_handshake(c) {
+            // The next transfer at once, asked for on this connection.
+            app.transfers_started += 1;
+            let (size, req) = (app.size.unwrap_or(0), app.request_bytes);
+            let page = self.new_page(a, now, 1, size, Vec::new());
+            t.exchange(c, req, size, page_tag(page, true));
+            return;
+        }
+        if let Some(at) = next {
+            t.wake_at(at);
         }
     }
 }

@@ -4,6 +4,9 @@
 //! scheduled (FIFO), so a run is a pure function of its inputs.
 
 pub mod rng;
+pub mod timer;
+
+pub use timer::TimerSlot;
 
 use crate::time::Time;
 

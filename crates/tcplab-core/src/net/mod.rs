@@ -1,10 +1,305 @@
-//! The network: packets, queues, links, routing and topology.
+//! The network fabric: packets and their pool, queue disciplines, links,
+//! routes, loss taps and the packet log.
+//!
+//! [`Network`] owns all of them. It takes a packet from an endpoint
+//! ([`Network::send`]), forwards it link by link along its precomputed
+//! route, and hands it back ([`Network::on_link`] returns a [`Delivery`])
+//! when it reaches the last node of its route. It reads only packet headers
+//! (route, hop, size, kind, flow): no TCP state and no application. It does
+//! not own the clock or the event queue: whenever a link needs a wake-up (its
+//! head packet's arrival), the caller's `wake(time, link)` is told.
 
 pub mod link;
 pub mod packet;
 pub mod queue;
 pub mod routing;
+pub mod tap;
 
 pub use link::{Link, LinkReport, Offer};
 pub use packet::{Packet, PacketId, PacketKind, PacketPool, MAX_SACK};
 pub use queue::{DropTail, Limit, QueueDisc};
+pub use tap::{LogRow, LossRule, Tap};
+
+use crate::time::{Dur, Time};
+use tap::{LOG_DEQUEUE, LOG_DROP, LOG_ENQUEUE};
+
+/// SACK blocks as absolute byte ranges.
+pub type SackList = [(u64, u64); MAX_SACK];
+
+/// A packet that reached the end of its route, with its SACK blocks
+/// (the first `packet.nsack` entries of `sack`).
+#[derive(Copy, Clone, Debug)]
+pub struct Delivery {
+    pub packet: Packet,
+    pub sack: SackList,
+}
+
+impl Delivery {
+    pub fn sack(&self) -> &[(u64, u64)] {
+        &self.sack[..self.packet.nsack as usize]
+    }
+}
+
+pub struct Network {
+    pub nodes: Vec<String>,
+    pub links: Vec<Link>,
+    routes: Vec<Box<[u32]>>,
+    pool: PacketPool,
+    /// Loss injection and logging, per link; `tapped[l]` says whether to look.
+    taps: Vec<Tap>,
+    tapped: Vec<bool>,
+    /// The class of each registered flow (loss rules match on it).
+    flow_class: Vec<u32>,
+    log: Vec<LogRow>,
+    /// Packets still propagating at this time stay where they are.
+    stop: Option<Time>,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+impl Network {
+    pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Vec<Box<[u32]>>, taps: Vec<Tap>, stop: Option<Time>) -> Network {
+        let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
+        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0 }
+    }
+
+    /// Let the links that may hand packets on without an arrival event do so
+    /// (see [`Link::set_advancing`] and [`advancing_links`]).
+    pub fn enable_advancing(&mut self) {
+        for (l, on) in advancing_links(self.links.len(), &self.routes).into_iter().enumerate() {
+            self.links[l].set_advancing(on);
+        }
+    }
+
+    /// Register flow `flow` (numbered from 0, in order) with its class.
+    pub fn add_flow(&mut self, flow: u32, class: u32) {
+        debug_assert_eq!(flow as usize, self.flow_class.len());
+        self.flow_class.push(class);
+    }
+
+    pub fn flow_class(&self, flow: u32) -> u32 {
+        self.flow_class[flow as usize]
+    }
+
+    pub fn route(&self, r: u32) -> &[u32] {
+        &self.routes[r as usize]
+    }
+
+    /// Bandwidth-delay product of a path, bytes: its slowest link's rate
+    /// times the round trip of a `seg`-byte packet out along `data` and a
+    /// `hdr`-byte packet back along `ack`, with no queueing.
+    pub fn path_bdp(&self, data: u32, ack: u32, seg: u64, hdr: u64) -> u64 {
+        let one_way = |path: &[u32], bytes: u64| -> u64 {
+            path.iter().map(|&l| {
+                let l = &self.links[l as usize];
+                l.delay.as_ns() + Dur::serialization(bytes, l.rate_bps).as_ns()
+            }).sum()
+        };
+        let (data, ack) = (self.route(data), self.route(ack));
+        let rtt_ns = one_way(data, seg) + one_way(ack, hdr);
+        let rate = data.iter().map(|&l| self.links[l as usize].rate_bps).min().unwrap_or(0);
+        (u128::from(rate) * u128::from(rtt_ns) / 8 / 1_000_000_000) as u64
+    }
+
+    /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
+    #[inline]
+    pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32)) {
+        let first = self.routes[p.route as usize][0];
+        let ack = p.ack;
+        let id = self.pool.alloc(p);
+        if !sack.is_empty() {
+            let slot = self.pool.sack_mut(id);
+            for (k, &(s, e)) in sack.iter().enumerate() {
+                slot[k] = ((s - ack) as u32, (e - ack) as u32);
+            }
+        }
+        self.forward(now, id, first, wake);
+    }
+
+    /// The head packet of link `l` reaches the far node now: forward it, or
+    /// return it if that node ends its route.
+    #[inline]
+    pub fn on_link(&mut self, now: Time, l: u32, wake: &mut impl FnMut(Time, u32)) -> Option<Delivery> {
+        let (pkt, next) = self.links[l as usize].pop_arrival(now);
+        if let Some(t) = next {
+            wake(t, l);
+        }
+        let p = self.pool.get_mut(pkt);
+        p.hop += 1;
+        let route = &self.routes[p.route as usize];
+        if let Some(&link) = route.get(p.hop as usize) {
+            self.forward(now, pkt, link, wake);
+            return None;
+        }
+        let packet = *self.pool.get(pkt);
+        let mut sack = [(0u64, 0u64); MAX_SACK];
+        for (k, &(s, e)) in self.pool.sack(pkt)[..packet.nsack as usize].iter().enumerate() {
+            sack[k] = (packet.ack + u64::from(s), packet.ack + u64::from(e));
+        }
+        self.pool.free(pkt);
+        self.delivered += 1;
+        Some(Delivery { packet, sack })
+    }
+
+    /// Offer packet `pkt` to `link` at `at`; through advancing links, on to
+    /// the links after them at the packet's arrival times.
+    #[inline]
+    fn forward(&mut self, mut at: Time, pkt: PacketId, mut link: u32, wake: &mut impl FnMut(Time, u32)) {
+        loop {
+            let bytes = self.pool.get(pkt).wire_bytes;
+            let tapped = self.tapped[link as usize];
+            if tapped && self.tap_drops(at, pkt, link) {
+                self.dropped += 1;
+                self.pool.free(pkt);
+                return;
+            }
+            let l = &mut self.links[link as usize];
+            let offer = l.offer(at, pkt, bytes);
+            let advancing = l.is_advancing();
+            if tapped && self.taps[link as usize].log {
+                match offer {
+                    Offer::Dropped => self.log_packet(at, link, LOG_DROP, pkt),
+                    Offer::Admitted { tx_start, .. } => {
+                        self.log_packet(at, link, LOG_ENQUEUE, pkt);
+                        self.log_packet(tx_start, link, LOG_DEQUEUE, pkt);
+                    }
+                }
+            }
+            match offer {
+                Offer::Dropped => {
+                    self.dropped += 1;
+                    self.pool.free(pkt);
+                    return;
+                }
+                Offer::Admitted { wake: w, arrive, .. } => {
+                    if !advancing {
+                        if let Some(t) = w {
+                            wake(t, link);
+                        }
+                        return;
+                    }
+                    if self.stop.is_some_and(|s| arrive > s) {
+                        return; // still propagating when the run ends
+                    }
+                    let p = self.pool.get_mut(pkt);
+                    p.hop += 1;
+                    link = self.routes[p.route as usize][p.hop as usize];
+                    at = arrive;
+                }
+            }
+        }
+    }
+
+    /// Loss injection at `link`: true if the packet is to be dropped.
+    fn tap_drops(&mut self, at: Time, pkt: PacketId, link: u32) -> bool {
+        let p = *self.pool.get(pkt);
+        let class = self.flow_class[p.conn as usize];
+        let mut drop = false;
+        for r in &mut self.taps[link as usize].rules {
+            drop |= r.drops(&p, class);
+        }
+        if drop {
+            self.links[link as usize].count_injected_drop(p.wire_bytes);
+            if self.taps[link as usize].log {
+                self.log_packet(at, link, LOG_DROP, pkt);
+            }
+        }
+        drop
+    }
+
+    fn log_packet(&mut self, t: Time, link: u32, event: u8, pkt: PacketId) {
+        self.log.push(LogRow::new(t, link, event, self.pool.get(pkt)));
+    }
+
+    /// The packet log up to `end`, in time order (dequeues are known ahead of time).
+    pub fn log_until(&self, end: Time) -> impl Iterator<Item = &LogRow> {
+        let mut order: Vec<usize> = (0..self.log.len()).collect();
+        order.sort_by_key(|&i| (self.log[i].t, i));
+        order.into_iter().map(|i| &self.log[i]).filter(move |r| r.t <= end)
+    }
+
+    pub fn link_name(&self, l: u32) -> String {
+        let l = &self.links[l as usize];
+        format!("{}->{}", self.nodes[l.from as usize], self.nodes[l.to as usize])
+    }
+
+    pub fn packets_created(&self) -> u64 {
+        self.pool.created
+    }
+    pub fn packets_live(&self) -> u64 {
+        self.pool.live() as u64
+    }
+    pub fn pool_peak(&self) -> u64 {
+        self.pool.capacity_used() as u64
+    }
+}
+
+/// Which links may hand packets on without an arrival event: those whose
+/// every packet continues onto a link fed by this link alone (no other link
+/// and no local sender feeds it), by every route of the run.
+pub fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
+    const INJECT: u32 = u32::MAX;
+    const NONE: u32 = u32::MAX - 1;
+    const MANY: u32 = u32::MAX - 2;
+    // The single input of each link, or MANY.
+    let mut input = vec![NONE; n_links];
+    for r in routes {
+        for (j, &l) in r.iter().enumerate() {
+            let from = if j == 0 { INJECT } else { r[j - 1] };
+            let slot = &mut input[l as usize];
+            *slot = match *slot {
+                NONE => from,
+                x if x == from => x,
+                _ => MANY,
+            };
+        }
+    }
+    let mut ok = vec![true; n_links];
+    let mut used = vec![false; n_links];
+    for r in routes {
+        for (j, &l) in r.iter().enumerate() {
+            used[l as usize] = true;
+            let hands_on = r.get(j + 1).is_some_and(|&next| input[next as usize] == l);
+            if !hands_on {
+                ok[l as usize] = false;
+            }
+        }
+    }
+    ok.iter().zip(&used).map(|(&o, &u)| o && u).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::advancing_links;
+
+    fn routes(rs: &[&[u32]]) -> Vec<Box<[u32]>> {
+        rs.iter().map(|r| r.to_vec().into_boxed_slice()).collect()
+    }
+
+    #[test]
+    fn dumbbell_bottleneck_hands_on_but_access_links_do_not() {
+        // Links: 0 s0->r0, 1 s1->r0, 2 r0->r1, 3 r1->k0, 4 r1->k1, 5 k0->r1, 6 r1->r0, 7 r0->s0.
+        let rs = routes(&[&[0, 2, 3], &[1, 2, 4], &[5, 6, 7]]);
+        let adv = advancing_links(9, &rs);
+        // r0->r1 feeds r1->k0 and r1->k1, each fed by r0->r1 alone.
+        assert!(adv[2]);
+        // r1->r0 feeds r0->s0 alone.
+        assert!(adv[6]);
+        // s0->r0 feeds r0->r1, which two links feed; last hops deliver.
+        assert!(!adv[0] && !adv[1] && !adv[3] && !adv[4] && !adv[7]);
+        // k0->r1 feeds r1->r0, fed by k0->r1 alone.
+        assert!(adv[5]);
+        // An unused link never hands on.
+        assert!(!adv[8]);
+    }
+
+    #[test]
+    fn a_second_input_or_a_local_sender_prevents_hand_on() {
+        // Link 1 is fed by link 0 and, on another route, by a sender at its own node.
+        let rs = routes(&[&[0, 1, 2], &[1, 2]]);
+        let adv = advancing_links(3, &rs);
+        assert!(!adv[0], "link 1 has a second input (injection)");
+        assert!(adv[1], "link 2 is fed by link 1 alone");
+        assert!(!adv[2]);
+    }
+}

@@ -17,8 +17,10 @@ pub enum PacketKind {
     Syn,
     /// Its answer, server to client.
     SynAck,
-    /// The client's ACK of the SYN-ACK, carrying the request.
-    Request,
+    /// A segment of client data: the ACK of the SYN-ACK carrying the
+    /// client's opening message, or a later message on the open connection.
+    /// Named "request" in scenarios and results.
+    ClientData,
     /// The server's ACK of the client's FIN.
     Close,
 }
@@ -30,7 +32,7 @@ impl PacketKind {
             PacketKind::Ack => "ack",
             PacketKind::Syn => "syn",
             PacketKind::SynAck => "synack",
-            PacketKind::Request => "request",
+            PacketKind::ClientData => "request",
             PacketKind::Close => "close",
         }
     }
@@ -41,7 +43,7 @@ impl PacketKind {
             "ack" => PacketKind::Ack,
             "syn" => PacketKind::Syn,
             "synack" => PacketKind::SynAck,
-            "request" => PacketKind::Request,
+            "request" => PacketKind::ClientData,
             "close" => PacketKind::Close,
             _ => return None,
         })

@@ -1,4 +1,12 @@
-//! Result tables: one row per transfer, per link direction, and the engine's counters.
+//! Instrumentation and results: the [`Tracer`] (periodic and on-change
+//! connection traces, free when off), and the result tables built at the
+//! end of a run ([`results::build`]): one row per transfer, link direction,
+//! page, trace sample and logged packet, and the engine's counters.
+
+pub mod results;
+pub mod trace;
+
+pub use trace::Tracer;
 
 use serde::Serialize;
 

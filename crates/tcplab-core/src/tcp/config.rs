@@ -68,6 +68,8 @@ pub struct TcpConfig {
     pub sack_blocks: u32,
     /// RFC 3465 byte counting (Reno family); otherwise one segment per ACK.
     pub byte_counting: bool,
+    /// SYN / SYN-ACK / opening message before data, FIN at the end.
+    pub handshake: bool,
 }
 
 impl Default for TcpConfig {
@@ -90,6 +92,7 @@ impl Default for TcpConfig {
             idle_restart: true,
             sack_blocks: 3,
             byte_counting: true,
+            handshake: false,
         }
     }
 }

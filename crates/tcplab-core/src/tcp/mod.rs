@@ -1,13 +1,53 @@
-//! TCP endpoints: sender, receiver, connection establishment, RTT/RTO estimation.
+//! TCP: connections and their parts.
+//!
+//! - [`connection`]: a [`Connection`] (sender, receiver, handshake, client
+//!   messages, timers) and the [`Wire`] it talks through;
+//! - [`sender`], [`receiver`], [`handshake`], [`rtt`]: the parts, each of
+//!   which takes `now` and reports its next deadline, so each is unit-tested
+//!   without an engine;
+//! - [`config`]: per-connection settings.
+//!
+//! [`Endpoints`] holds every connection of a run and the settings each
+//! owner's connections are opened with.
 
 pub mod config;
+pub mod connection;
 pub mod handshake;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
 pub use config::{CcKind, TcpConfig};
+pub use connection::{ConnEvent, Connection, Timer, Wire};
+pub use handshake::{Listener, Opener};
 pub use receiver::Receiver;
 pub use rtt::{RttConfig, RttEstimator};
-pub use handshake::{Listener, Opener};
 pub use sender::{Segment, Sender, State};
+
+use crate::time::Time;
+
+/// How an owner's connections are opened: their settings, routes (by the
+/// network's route numbers) and the size of the client's opening message.
+pub struct Profile {
+    pub cfg: TcpConfig,
+    pub data_route: u32,
+    pub ack_route: u32,
+    pub open_bytes: u32,
+}
+
+#[derive(Default)]
+pub struct Endpoints {
+    /// One per owner (application).
+    pub profiles: Vec<Profile>,
+    pub conns: Vec<Connection>,
+}
+
+impl Endpoints {
+    /// A new connection of `owner`, not yet opened: returns its number.
+    pub fn create(&mut self, owner: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
+        let id = self.conns.len() as u32;
+        let p = &self.profiles[owner as usize];
+        self.conns.push(Connection::new(id, owner, tag, p.data_route, p.ack_route, &p.cfg, size, p.open_bytes, now));
+        id
+    }
+}

@@ -1,0 +1,158 @@
+//! Building a simulation's parts from a normalized [`Scenario`]: the
+//! network (links, routes, taps), the TCP profiles, the applications and the
+//! tracer. Every reference is checked here and a bad one names its field.
+
+use crate::app::{App, Apps};
+use crate::engine::rng::RngStream;
+use crate::error::{Error, Result};
+use crate::net::routing::Router;
+use crate::net::{Link, LossRule, Network, PacketKind, Tap};
+use crate::scenario::{LossSpec, Scenario};
+use crate::stats::Tracer;
+use crate::tcp::{Endpoints, Profile};
+use crate::time::{Dur, Time};
+use std::collections::HashMap;
+
+pub struct Parts {
+    pub net: Network,
+    pub tcp: Endpoints,
+    pub apps: Apps,
+    pub tracer: Tracer,
+}
+
+fn invalid(field: String, message: impl Into<String>) -> Error {
+    Error::Invalid { field, message: message.into() }
+}
+
+pub fn build(sc: &Scenario) -> Result<Parts> {
+    let mut index = HashMap::new();
+    for (i, n) in sc.nodes.iter().enumerate() {
+        if index.insert(n.as_str(), i as u32).is_some() {
+            return Err(invalid(format!("nodes[{i}]"), format!("node '{n}' is declared twice")));
+        }
+    }
+    let node = |field: String, name: &str| -> Result<u32> { index.get(name).copied().ok_or_else(|| invalid(field, format!("unknown node '{name}'"))) };
+    let mut links = Vec::with_capacity(sc.links.len());
+    let mut ends = Vec::with_capacity(sc.links.len());
+    let mut link_index: HashMap<(u32, u32), u32> = HashMap::new();
+    for (i, l) in sc.links.iter().enumerate() {
+        let field = format!("links[{i}]");
+        let a = node(format!("{field}.from"), &l.from)?;
+        let b = node(format!("{field}.to"), &l.to)?;
+        if a == b {
+            return Err(invalid(field, "a link joins two different nodes"));
+        }
+        if l.rate_bps == 0 {
+            return Err(invalid(format!("{field}.rate"), "must be positive"));
+        }
+        let rng = RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
+        links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?));
+        ends.push((a, b));
+        link_index.entry((a, b)).or_insert(i as u32);
+    }
+    // Routes, computed once per (source, destination) pair.
+    let mut router = Router::new(sc.nodes.len(), &ends);
+    let mut routes: Vec<Box<[u32]>> = Vec::new();
+    let mut route_ids: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut route = |field: &str, a: u32, b: u32| -> Result<u32> {
+        if let Some(&r) = route_ids.get(&(a, b)) {
+            return Ok(r);
+        }
+        let path = router.path(a, b).ok_or_else(|| Error::NoRoute { field: field.to_string(), src: sc.nodes[a as usize].clone(), dst: sc.nodes[b as usize].clone() })?;
+        routes.push(path.into_boxed_slice());
+        let id = (routes.len() - 1) as u32;
+        route_ids.insert((a, b), id);
+        Ok(id)
+    };
+    let mut apps = Apps::default();
+    let mut tcp = Endpoints::default();
+    let mut app_index: HashMap<&str, u32> = HashMap::new();
+    for (i, a) in sc.apps.iter().enumerate() {
+        let field = format!("apps[{i}]");
+        let src = node(format!("{field}.src"), &a.src)?;
+        let dst = node(format!("{field}.dst"), &a.dst)?;
+        if src == dst {
+            return Err(invalid(format!("{field}.dst"), "is the same node as src"));
+        }
+        if app_index.insert(a.name.as_str(), i as u32).is_some() {
+            return Err(invalid(format!("{field}.name"), format!("'{}' is used twice", a.name)));
+        }
+        let cfg = a.tcp.build(&format!("{field}.tcp"))?;
+        let (data_route, ack_route) = (route(&field, src, dst)?, route(&field, dst, src)?);
+        let request_bytes = u32::try_from(a.request_bytes).map_err(|_| invalid(format!("{field}.request"), "is too large"))?;
+        let mut rng = RngStream::new(sc.seed, &format!("app/{}", a.name));
+        let start = match a.start_max_ns {
+            None => Time::from_ns(a.start_ns),
+            Some(max) if max < a.start_ns => return Err(invalid(format!("{field}.start"), "the range's max is below its min")),
+            // A start drawn uniformly from [min, max], first from the application's stream.
+            Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
+        };
+        apps.apps.push(App { name: a.name.clone(), src, dst, start, size: a.size_bytes, kind: a.kind(&field)?, rng, transfers_started: 0, request_bytes, pages_started: 0 });
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, open_bytes: request_bytes });
+    }
+    // Taps: loss injection and the packet log.
+    let mut taps: Vec<Tap> = (0..links.len()).map(|_| Tap::default()).collect();
+    for (i, l) in sc.losses.iter().enumerate() {
+        let field = format!("losses[{i}]");
+        let (link, rule) = loss_rule(sc.seed, &field, l, &index, &link_index, &app_index)?;
+        taps[link as usize].rules.push(rule);
+    }
+    for (i, (a, b)) in sc.trace.links.iter().enumerate() {
+        let field = format!("trace.links[{i}]");
+        let (a, b) = (node(field.clone(), a)?, node(field.clone(), b)?);
+        let l = *link_index.get(&(a, b)).ok_or_else(|| invalid(field, "no such link"))?;
+        taps[l as usize].log = true;
+    }
+    let tracing = sc.trace.interval_ns.is_some() || sc.trace.on_change;
+    let mut app_traced = vec![tracing && sc.trace.apps.is_empty(); apps.apps.len()];
+    for (i, name) in sc.trace.apps.iter().enumerate() {
+        let a = *app_index.get(name.as_str()).ok_or_else(|| invalid(format!("trace.apps[{i}]"), format!("unknown application '{name}'")))?;
+        app_traced[a as usize] = tracing;
+    }
+    let interval = sc.trace.interval_ns.filter(|&n| n > 0).map(Dur::from_ns);
+    let names = apps.apps.iter().map(|a| a.name.clone()).collect();
+    let tracer = Tracer::new(interval, sc.trace.on_change, app_traced, names);
+    let mut net = Network::new(sc.nodes.clone(), links, routes, taps, sc.stop_ns.map(Time::from_ns));
+    for (i, a) in sc.apps.iter().enumerate() {
+        if a.tcp.ssthresh_bdp {
+            let p = &mut tcp.profiles[i];
+            let bdp = net.path_bdp(p.data_route, p.ack_route, u64::from(p.cfg.mss + p.cfg.header), u64::from(p.cfg.header));
+            p.cfg.initial_ssthresh = bdp.max(2 * u64::from(p.cfg.mss));
+        }
+    }
+    if sc.advance_links {
+        net.enable_advancing();
+    }
+    Ok(Parts { net, tcp, apps, tracer })
+}
+
+fn loss_rule(
+    seed: u64,
+    field: &str,
+    l: &LossSpec,
+    nodes: &HashMap<&str, u32>,
+    links: &HashMap<(u32, u32), u32>,
+    apps: &HashMap<&str, u32>,
+) -> Result<(u32, LossRule)> {
+    let inv = |f: &str, m: String| invalid(format!("{field}.{f}"), m);
+    let a = *nodes.get(l.from.as_str()).ok_or_else(|| inv("link", format!("unknown node '{}'", l.from)))?;
+    let b = *nodes.get(l.to.as_str()).ok_or_else(|| inv("link", format!("unknown node '{}'", l.to)))?;
+    let link = *links.get(&(a, b)).ok_or_else(|| inv("link", format!("no link {}->{}", l.from, l.to)))?;
+    let class = match &l.app {
+        Some(n) => Some(*apps.get(n.as_str()).ok_or_else(|| inv("app", format!("unknown application '{n}'")))?),
+        None => None,
+    };
+    let kind = match &l.kind {
+        Some(k) => Some(PacketKind::parse(k).ok_or_else(|| inv("kind", format!("'{k}' is not a packet kind")))?),
+        None => None,
+    };
+    if let Some(r) = l.rate {
+        if !(0.0..=1.0).contains(&r) {
+            return Err(inv("rate", "must be between 0 and 1".into()));
+        }
+    }
+    let mut nth = l.nth.clone();
+    nth.sort_unstable();
+    nth.dedup();
+    Ok((link, LossRule { class, kind, nth, next: 0, seen: 0, rate: l.rate, rng: RngStream::new(seed, &format!("loss/{field}")) }))
+}

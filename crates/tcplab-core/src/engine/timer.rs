@@ -1,0 +1,55 @@
+//! Lazily cancelled timers (as htsim cancels them): a component that wants a
+//! wake-up arms its [`TimerSlot`] with a deadline; at most one event per slot
+//! is live in the queue, named by a generation number, and moving a deadline
+//! later costs nothing until the live event fires and finds it stale.
+
+use crate::time::Time;
+
+#[derive(Copy, Clone, Debug, Default)]
+pub struct TimerSlot {
+    gen: u32,
+    scheduled: Option<Time>,
+}
+
+impl TimerSlot {
+    /// The component wants a wake-up at `deadline`: returns the time and
+    /// generation of a new event to schedule, or `None` when the live event
+    /// comes first (or no wake-up is wanted).
+    #[inline]
+    pub fn arm(&mut self, deadline: Option<Time>) -> Option<(Time, u32)> {
+        let d = deadline?;
+        if self.scheduled.is_some_and(|s| s <= d) {
+            return None;
+        }
+        self.gen = self.gen.wrapping_add(1);
+        self.scheduled = Some(d);
+        Some((d, self.gen))
+    }
+
+    /// An event of generation `gen` fired: whether it is the live one.
+    #[inline]
+    pub fn fire(&mut self, gen: u32) -> bool {
+        if self.gen != gen {
+            return false;
+        }
+        self.scheduled = None;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_earlier_deadline_supersedes_and_a_later_one_waits() {
+        let mut s = TimerSlot::default();
+        let (t1, g1) = s.arm(Some(Time::from_ns(100))).unwrap();
+        assert_eq!(t1, Time::from_ns(100));
+        assert_eq!(s.arm(Some(Time::from_ns(150))), None, "the live event comes first");
+        let (_, g2) = s.arm(Some(Time::from_ns(50))).unwrap();
+        assert!(!s.fire(g1), "superseded");
+        assert!(s.fire(g2));
+        assert_eq!(s.arm(None), None);
+    }
+}

@@ -1,0 +1,560 @@
+//! A TCP connection: the server's [`Sender`], the client's [`Receiver`],
+//! the handshake, the client's later messages on the open connection, and
+//! every timer of theirs.
+//!
+//! A connection takes an arriving packet or a timer firing and, through the
+//! [`Wire`] its caller provides, transmits packets and asks for timer
+//! wake-ups; it returns a [`ConnEvent`] for its owner (the application)
+//! when one happens. Timers are cancelled lazily by generation
+//! ([`TimerSlot`]): each kind has at most one live wake-up.
+//!
+//! Data flows from the server (the sender) to the client (the receiver).
+//! With a handshake, the client sends SYN, the server answers SYN-ACK, and
+//! the client's ACK of it carries its opening message, after which the
+//! server sends. The client may later send further messages on the open
+//! connection ([`Connection::exchange`]), each answered by a given number of
+//! reply bytes; it resends an unanswered one after an RTO, backing off. The
+//! client sends FIN with the ACK that completes the last reply, and the
+//! server answers with a close.
+
+use super::config::TcpConfig;
+use super::handshake::{Listener, Opener};
+use super::receiver::Receiver;
+use super::sender::{Segment, Sender};
+use crate::engine::TimerSlot;
+use crate::net::{Packet, PacketKind, MAX_SACK};
+use crate::time::{Dur, Time};
+
+/// The timers of a connection.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Timer {
+    /// The sender's retransmission timer.
+    Rto,
+    /// The receiver's delayed-ACK timer.
+    DelAck,
+    /// The client's SYN retransmission.
+    Syn,
+    /// The server's SYN-ACK retransmission.
+    SynAck,
+    /// The client's retransmission of an unanswered message.
+    Message,
+}
+
+/// What a connection tells its owner.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ConnEvent {
+    /// The client has every byte asked for so far. The owner may ask for
+    /// more ([`Connection::exchange`]) before [`Connection::after_event`].
+    Complete,
+}
+
+/// What a connection needs from the rest of the simulation.
+pub trait Wire {
+    fn now(&self) -> Time;
+    /// Put a packet (with its SACK blocks) into the network now.
+    fn transmit(&mut self, p: Packet, sack: &[(u64, u64)]);
+    /// Wake connection `conn`'s `timer` at `at`, with generation `gen`.
+    fn wake(&mut self, conn: u32, timer: Timer, at: Time, gen: u32);
+    /// The connection's sender has just transmitted (an instrumentation hook).
+    fn sent(&mut self, conn: &Connection);
+    /// A scratch buffer for the sender's segments, given back with [`Wire::put_segments`].
+    fn take_segments(&mut self) -> Vec<Segment>;
+    fn put_segments(&mut self, buf: Vec<Segment>);
+}
+
+struct Handshake {
+    opener: Opener,
+    listener: Listener,
+    /// Messages after the opening one: the last one the client sent and the
+    /// last one the server answered, the reply bytes and size of the
+    /// outstanding one, and the client's retransmission of it.
+    sent: u32,
+    answered: u32,
+    reply: u64,
+    message_bytes: u32,
+    deadline: Option<Time>,
+    backoff: u32,
+    message_timer: TimerSlot,
+    /// Bytes delivered when the outstanding message was sent: the reply has
+    /// begun once data beyond it arrives.
+    mark: u64,
+    syn_timer: TimerSlot,
+    synack_timer: TimerSlot,
+    /// The opening message's size.
+    open_bytes: u32,
+    client_fin: bool,
+    closed: bool,
+}
+
+pub struct Connection {
+    pub id: u32,
+    /// The owner's number (the application's index).
+    pub owner: u32,
+    /// The owner's data about this connection.
+    pub tag: u64,
+    data_route: u32,
+    ack_route: u32,
+    header: u32,
+    pub start: Time,
+    pub sender: Sender,
+    pub receiver: Receiver,
+    rto: TimerSlot,
+    delack: TimerSlot,
+    hs: Option<Box<Handshake>>,
+    reported_done: bool,
+    /// The ACK held back while the owner reacts to [`ConnEvent::Complete`].
+    held_ack: Option<Option<u64>>,
+    /// Bytes asked for in all (`None`: unbounded).
+    pub size: Option<u64>,
+}
+
+impl Connection {
+    /// A connection whose server will send `size` bytes (`None`: unbounded)
+    /// once open, over routes `data` (server to client) and `ack`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: u32, owner: u32, tag: u64, data: u32, ack: u32, cfg: &TcpConfig, size: Option<u64>, open_bytes: u32, now: Time) -> Connection {
+        let hs = cfg.handshake.then(|| {
+            Box::new(Handshake {
+                opener: Opener::new(cfg.rtt.initial_rto, cfg.max_backoff),
+                listener: Listener::new(cfg.rtt.initial_rto, cfg.max_backoff),
+                sent: 1,
+                answered: 1,
+                reply: 0,
+                message_bytes: 0,
+                deadline: None,
+                backoff: 0,
+                message_timer: TimerSlot::default(),
+                mark: 0,
+                syn_timer: TimerSlot::default(),
+                synack_timer: TimerSlot::default(),
+                open_bytes,
+                client_fin: false,
+                closed: false,
+            })
+        });
+        Connection {
+            id,
+            owner,
+            tag,
+            data_route: data,
+            ack_route: ack,
+            header: cfg.header,
+            start: now,
+            sender: Sender::new(cfg, size),
+            receiver: Receiver::new(cfg, size),
+            rto: TimerSlot::default(),
+            delack: TimerSlot::default(),
+            hs,
+            reported_done: false,
+            held_ack: None,
+            size,
+        }
+    }
+
+    pub fn has_handshake(&self) -> bool {
+        self.hs.is_some()
+    }
+    /// SYNs the client sent (0 without a handshake).
+    pub fn syn_sent(&self) -> u32 {
+        self.hs.as_ref().map_or(0, |h| h.opener.syn_sent)
+    }
+    pub fn synack_sent(&self) -> u32 {
+        self.hs.as_ref().map_or(0, |h| h.listener.synack_sent)
+    }
+    /// Both sides closed (handshake only).
+    pub fn closed(&self) -> bool {
+        self.hs.as_ref().is_some_and(|h| h.closed)
+    }
+
+    /// Open: the client's SYN, or (without a handshake) the server's first window.
+    pub fn open<W: Wire>(&mut self, w: &mut W) {
+        if let Some(hs) = self.hs.as_mut() {
+            hs.opener.start(w.now());
+            self.send_control(w, PacketKind::Syn, 0, 0);
+            self.sync_handshake(w);
+            return;
+        }
+        self.run_sender(w, |s, now, buf| s.start(now, buf));
+    }
+
+    /// A packet of this connection arrived at its end of the route.
+    #[inline]
+    pub fn on_packet<W: Wire>(&mut self, w: &mut W, p: &Packet, sack: &[(u64, u64)]) -> Option<ConnEvent> {
+        match p.kind {
+            PacketKind::Data => return self.on_data(w, p),
+            PacketKind::Ack => {
+                self.run_sender(w, |s, now, buf| s.on_ack(now, p.ack, sack, buf));
+                if p.fin {
+                    self.send_control(w, PacketKind::Close, 0, 0);
+                }
+            }
+            PacketKind::Syn => {
+                let hs = self.hs.as_mut().expect("SYN on a connection with a handshake");
+                if hs.listener.on_syn(w.now()) {
+                    self.send_control(w, PacketKind::SynAck, 0, 0);
+                }
+                self.sync_handshake(w);
+            }
+            PacketKind::SynAck => {
+                let hs = self.hs.as_mut().expect("SYN-ACK on a connection with a handshake");
+                hs.opener.on_synack();
+                let bytes = hs.open_bytes;
+                self.send_control(w, PacketKind::ClientData, bytes, 0);
+                self.sync_handshake(w);
+            }
+            PacketKind::ClientData => self.on_message(w, p.seq, p.ack),
+            PacketKind::Close => {
+                if let Some(hs) = self.hs.as_mut() {
+                    hs.closed = true;
+                }
+            }
+        }
+        None
+    }
+
+    /// After the owner reacted to an event: send the ACK held back.
+    pub fn after_event<W: Wire>(&mut self, w: &mut W) {
+        if let Some(ack) = self.held_ack.take() {
+            self.ack_data(w, ack);
+        }
+    }
+
+    fn on_data<W: Wire>(&mut self, w: &mut W, p: &Packet) -> Option<ConnEvent> {
+        let ack = self.receiver.on_data(w.now(), p.seq, p.len);
+        if let Some(hs) = self.hs.as_mut() {
+            // The reply to an outstanding message has begun.
+            if hs.deadline.is_some() && p.seq + u64::from(p.len) > hs.mark {
+                hs.deadline = None;
+            }
+        }
+        if !self.reported_done && self.receiver.done_at().is_some() {
+            self.reported_done = true;
+            self.held_ack = Some(ack);
+            return Some(ConnEvent::Complete);
+        }
+        self.ack_data(w, ack);
+        None
+    }
+
+    /// The client ACKs data; it closes with the ACK that completes the
+    /// connection's last transfer.
+    fn ack_data<W: Wire>(&mut self, w: &mut W, ack: Option<u64>) {
+        let done = self.reported_done && self.receiver.done_at().is_some();
+        let fin = match self.hs.as_mut() {
+            Some(hs) if done && !hs.client_fin => {
+                hs.client_fin = true;
+                true
+            }
+            _ => false,
+        };
+        if let Some(a) = ack {
+            self.send_ack(w, a, fin);
+        }
+        self.sync_delack(w);
+    }
+
+    /// The client asks, on this open connection, for `reply` more bytes with
+    /// a message of `bytes` bytes that carries its cumulative ACK, and
+    /// resends it after an RTO until the reply begins. Without a handshake
+    /// messages are not modelled: the server writes the reply at once.
+    pub fn exchange<W: Wire>(&mut self, w: &mut W, bytes: u32, reply: u64) {
+        let now = w.now();
+        self.reported_done = false;
+        self.size = self.size.map(|s| s + reply);
+        self.receiver.extend(reply);
+        let Some(hs) = self.hs.as_mut() else {
+            self.run_sender(w, |s, now, buf| s.write(now, reply, buf));
+            return;
+        };
+        hs.sent += 1;
+        hs.reply = reply;
+        hs.message_bytes = bytes;
+        hs.mark = self.receiver.delivered();
+        hs.backoff = 0;
+        hs.deadline = Some(now + self.sender.rtt.rto().max(Dur::from_ms(1)));
+        let id = u64::from(hs.sent);
+        let ack = self.receiver.piggyback_ack();
+        self.send_message(w, bytes, id, ack);
+        self.sync_handshake(w);
+        self.sync_delack(w);
+    }
+
+    /// A client message reached the server: the opening one starts the
+    /// sender; a later one carries an ACK, then is answered once.
+    fn on_message<W: Wire>(&mut self, w: &mut W, id: u64, ack: u64) {
+        let now = w.now();
+        let hs = self.hs.as_mut().expect("client data on a connection with a handshake");
+        if id > 1 {
+            if ack > self.sender.snd_una() {
+                self.run_sender(w, |s, now, buf| s.on_ack(now, ack, &[], buf));
+            }
+            let hs = self.hs.as_mut().expect("handshake");
+            if id as u32 > hs.answered {
+                hs.answered = id as u32;
+                let reply = hs.reply;
+                self.run_sender(w, |s, now, buf| s.write(now, reply, buf));
+            }
+            return;
+        }
+        if let Some(sample) = hs.listener.on_request(now) {
+            if let Some(r) = sample {
+                self.sender.rtt.sample(r);
+                if let Some(srtt) = self.sender.rtt.srtt() {
+                    use crate::cc::CongestionControl;
+                    self.sender.cc.on_rtt(srtt);
+                }
+            }
+            self.run_sender(w, |s, now, buf| s.start(now, buf));
+        }
+        self.sync_handshake(w);
+    }
+
+    /// A timer of this connection fired with generation `gen`.
+    pub fn on_timer<W: Wire>(&mut self, w: &mut W, timer: Timer, gen: u32) {
+        let now = w.now();
+        match timer {
+            Timer::Rto => {
+                if !self.rto.fire(gen) {
+                    return;
+                }
+                match self.sender.poll_timeout() {
+                    None => {}
+                    Some(d) if d > now => self.sync_rto(w),
+                    Some(_) => self.run_sender(w, |s, now, buf| s.on_timeout(now, buf)),
+                }
+            }
+            Timer::DelAck => {
+                if !self.delack.fire(gen) {
+                    return;
+                }
+                match self.receiver.poll_timeout() {
+                    None => {}
+                    Some(d) if d > now => self.sync_delack(w),
+                    Some(_) => {
+                        if let Some(a) = self.receiver.on_timeout(now) {
+                            self.send_ack(w, a, false);
+                        }
+                    }
+                }
+            }
+            Timer::Syn => {
+                let hs = self.hs.as_mut().expect("handshake timer");
+                if !hs.syn_timer.fire(gen) {
+                    return;
+                }
+                if hs.opener.poll_timeout().is_some_and(|d| d <= now) {
+                    hs.opener.on_timeout(now);
+                    self.send_control(w, PacketKind::Syn, 0, 0);
+                }
+                self.sync_handshake(w);
+            }
+            Timer::SynAck => {
+                let hs = self.hs.as_mut().expect("handshake timer");
+                if !hs.synack_timer.fire(gen) {
+                    return;
+                }
+                if hs.listener.poll_timeout().is_some_and(|d| d <= now) {
+                    hs.listener.on_timeout(now);
+                    self.send_control(w, PacketKind::SynAck, 0, 0);
+                }
+                self.sync_handshake(w);
+            }
+            Timer::Message => {
+                let hs = self.hs.as_mut().expect("message timer");
+                if !hs.message_timer.fire(gen) {
+                    return;
+                }
+                if hs.deadline.is_some_and(|d| d <= now) {
+                    hs.backoff = (hs.backoff + 1).min(6);
+                    let rto = self.sender.rtt.backed_off(hs.backoff);
+                    hs.deadline = Some(now + rto);
+                    let (bytes, id) = (hs.message_bytes, u64::from(hs.sent));
+                    let ack = self.receiver.delivered();
+                    self.send_message(w, bytes, id, ack);
+                }
+                self.sync_handshake(w);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ transmission
+
+    /// Let the sender act, then transmit what it produced and re-arm its timer.
+    #[inline]
+    fn run_sender<W: Wire>(&mut self, w: &mut W, f: impl FnOnce(&mut Sender, Time, &mut Vec<Segment>)) {
+        let mut buf = w.take_segments();
+        f(&mut self.sender, w.now(), &mut buf);
+        let fin = self.hs.is_some();
+        for s in buf.drain(..) {
+            let mut p = Packet::new(self.id, self.data_route, PacketKind::Data, s.len + self.header);
+            p.seq = s.seq;
+            p.len = s.len;
+            p.retx = s.retx;
+            p.fin = fin && s.last;
+            w.transmit(p, &[]);
+        }
+        w.put_segments(buf);
+        self.sync_rto(w);
+        w.sent(self);
+    }
+
+    fn send_ack<W: Wire>(&mut self, w: &mut W, ack: u64, fin: bool) {
+        let mut blocks = [(0u64, 0u64); MAX_SACK];
+        let n = self.receiver.sack_blocks(&mut blocks);
+        // TCP SACK option: 2 bytes plus 8 per block (RFC 2018 section 3).
+        let opt = if n > 0 { 2 + 8 * n as u32 } else { 0 };
+        let mut p = Packet::new(self.id, self.ack_route, PacketKind::Ack, self.header + opt);
+        p.ack = ack;
+        p.fin = fin;
+        p.nsack = n as u8;
+        w.transmit(p, &blocks[..n]);
+    }
+
+    /// A control packet carrying `extra` bytes (a message for client data).
+    fn send_control<W: Wire>(&mut self, w: &mut W, kind: PacketKind, extra: u32, seq: u64) {
+        let route = match kind {
+            PacketKind::SynAck | PacketKind::Close | PacketKind::Data => self.data_route,
+            _ => self.ack_route,
+        };
+        let mut p = Packet::new(self.id, route, kind, self.header + extra);
+        p.len = extra;
+        p.seq = seq;
+        w.transmit(p, &[]);
+    }
+
+    /// A client message of `bytes` bytes, number `id`, carrying ACK `ack`.
+    fn send_message<W: Wire>(&mut self, w: &mut W, bytes: u32, id: u64, ack: u64) {
+        let mut p = Packet::new(self.id, self.ack_route, PacketKind::ClientData, self.header + bytes);
+        p.len = bytes;
+        p.seq = id;
+        p.ack = ack;
+        w.transmit(p, &[]);
+    }
+
+    fn sync_rto<W: Wire>(&mut self, w: &mut W) {
+        if let Some((t, gen)) = self.rto.arm(self.sender.poll_timeout()) {
+            w.wake(self.id, Timer::Rto, t, gen);
+        }
+    }
+
+    fn sync_delack<W: Wire>(&mut self, w: &mut W) {
+        if let Some((t, gen)) = self.delack.arm(self.receiver.poll_timeout()) {
+            w.wake(self.id, Timer::DelAck, t, gen);
+        }
+    }
+
+    fn sync_handshake<W: Wire>(&mut self, w: &mut W) {
+        let Some(hs) = self.hs.as_mut() else { return };
+        if let Some((t, gen)) = hs.syn_timer.arm(hs.opener.poll_timeout()) {
+            w.wake(self.id, Timer::Syn, t, gen);
+        }
+        if let Some((t, gen)) = hs.synack_timer.arm(hs.listener.poll_timeout()) {
+            w.wake(self.id, Timer::SynAck, t, gen);
+        }
+        if let Some((t, gen)) = hs.message_timer.arm(hs.deadline) {
+            w.wake(self.id, Timer::Message, t, gen);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wire that records what the connection does, with no network or engine.
+    #[derive(Default)]
+    struct Recorder {
+        now: Time,
+        sent: Vec<Packet>,
+        wakes: Vec<(Timer, Time)>,
+        buf: Vec<Segment>,
+    }
+
+    impl Wire for Recorder {
+        fn now(&self) -> Time {
+            self.now
+        }
+        fn transmit(&mut self, p: Packet, _sack: &[(u64, u64)]) {
+            self.sent.push(p);
+        }
+        fn wake(&mut self, _conn: u32, timer: Timer, at: Time, _gen: u32) {
+            self.wakes.push((timer, at));
+        }
+        fn sent(&mut self, _conn: &Connection) {}
+        fn take_segments(&mut self) -> Vec<Segment> {
+            std::mem::take(&mut self.buf)
+        }
+        fn put_segments(&mut self, buf: Vec<Segment>) {
+            self.buf = buf;
+        }
+    }
+
+    fn kinds(r: &Recorder) -> Vec<PacketKind> {
+        r.sent.iter().map(|p| p.kind).collect()
+    }
+
+    #[test]
+    fn handshake_then_data_then_fin_and_close() {
+        let cfg = TcpConfig { handshake: true, iw_bytes: 2 * 1460, ..Default::default() };
+        let mut c = Connection::new(0, 0, 0, 0, 1, &cfg, Some(2000), 100, Time::ZERO);
+        let mut w = Recorder::default();
+        c.open(&mut w);
+        assert_eq!(kinds(&w), [PacketKind::Syn]);
+        assert_eq!(w.wakes, [(Timer::Syn, Time::ZERO + Dur::from_secs(1))]);
+        let syn = w.sent[0];
+        w.now = Time::from_ns(10_000_000);
+        c.on_packet(&mut w, &syn, &[]);
+        let synack = *w.sent.last().unwrap();
+        assert_eq!(synack.kind, PacketKind::SynAck);
+        w.now = Time::from_ns(20_000_000);
+        c.on_packet(&mut w, &synack, &[]);
+        let msg = *w.sent.last().unwrap();
+        assert_eq!((msg.kind, msg.len, msg.wire_bytes), (PacketKind::ClientData, 100, 140));
+        w.now = Time::from_ns(30_000_000);
+        w.sent.clear();
+        c.on_packet(&mut w, &msg, &[]);
+        assert_eq!(kinds(&w), [PacketKind::Data, PacketKind::Data]);
+        assert!(w.sent[1].fin && !w.sent[0].fin, "the last segment carries FIN");
+        let data: Vec<Packet> = w.sent.drain(..).collect();
+        assert_eq!(c.on_packet(&mut w, &data[0], &[]), None);
+        assert_eq!(w.sent.pop().map(|p| (p.kind, p.ack, p.fin)), Some((PacketKind::Ack, 1460, false)));
+        assert_eq!(c.on_packet(&mut w, &data[1], &[]), Some(ConnEvent::Complete));
+        assert!(w.sent.is_empty(), "the ACK waits for the owner");
+        c.after_event(&mut w);
+        let ack = w.sent.pop().unwrap();
+        assert!(ack.kind == PacketKind::Ack && ack.fin && ack.ack == 2000);
+        c.on_packet(&mut w, &ack, &[]);
+        let close = w.sent.pop().unwrap();
+        assert_eq!(close.kind, PacketKind::Close);
+        c.on_packet(&mut w, &close, &[]);
+        assert!(c.closed());
+    }
+
+    #[test]
+    fn an_exchange_asks_for_more_and_the_client_does_not_close() {
+        let cfg = TcpConfig { handshake: true, ..Default::default() };
+        let mut c = Connection::new(0, 0, 0, 0, 1, &cfg, Some(500), 0, Time::ZERO);
+        let mut w = Recorder::default();
+        c.open(&mut w);
+        for _ in 0..2 {
+            let p = *w.sent.last().unwrap();
+            c.on_packet(&mut w, &p, &[]);
+        }
+        let open = *w.sent.last().unwrap();
+        c.on_packet(&mut w, &open, &[]);
+        let data = *w.sent.last().unwrap();
+        assert_eq!(c.on_packet(&mut w, &data, &[]), Some(ConnEvent::Complete));
+        c.exchange(&mut w, 250, 700);
+        let msg = *w.sent.last().unwrap();
+        assert_eq!((msg.kind, msg.seq, msg.ack, msg.len), (PacketKind::ClientData, 2, 500, 250));
+        c.after_event(&mut w);
+        let ack = *w.sent.last().unwrap();
+        assert!(!ack.fin, "more is coming");
+        assert_eq!(c.size, Some(1200));
+        // The message's timer, then its answer.
+        assert!(w.wakes.iter().any(|&(t, _)| t == Timer::Message));
+        w.sent.clear();
+        c.on_packet(&mut w, &msg, &[]);
+        assert_eq!(w.sent.iter().map(|p| p.len).sum::<u32>(), 700);
+    }
+}
