@@ -87,7 +87,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             // A start drawn uniformly from [min, max], first from the application's stream.
             Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
         };
-        apps.apps.push(App { name: a.name.clone(), src, dst, start, size: a.size_bytes, kind: a.kind(&field)?, rng, transfers_started: 0, request_bytes, pages_started: 0 });
+        apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, a.kind(&field)?, rng, request_bytes));
         tcp.profiles.push(Profile { cfg, data_route, ack_route, open_bytes: request_bytes });
     }
     // Taps: loss injection and the packet log.

@@ -61,7 +61,7 @@ impl Wire for Io<'_> {
     fn now(&self) -> Time {
         self.now
     }
-    #[inline]
+    #[inline(always)]
     fn transmit(&mut self, p: Packet, sack: &[(u64, u64)]) {
         let events = &mut *self.events;
         self.net.send(self.now, p, sack, &mut |t, l| events.push(t, Ev::Link(l)));

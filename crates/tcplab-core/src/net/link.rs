@@ -179,7 +179,7 @@ impl Link {
     }
 
     /// Offer a packet of `bytes` wire bytes at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
         if self.advancing {
             // Forget packets that have reached the far node (handed on already).

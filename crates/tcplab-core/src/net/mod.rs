@@ -142,8 +142,9 @@ impl Network {
     }
 
     /// Offer packet `pkt` to `link` at `at`; through advancing links, on to
-    /// the links after them at the packet's arrival times.
-    #[inline]
+    /// the links after them at the packet's arrival times. One out-of-line
+    /// copy, with the link's offer inlined into it.
+    #[inline(never)]
     fn forward(&mut self, mut at: Time, pkt: PacketId, mut link: u32, wake: &mut impl FnMut(Time, u32)) {
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;

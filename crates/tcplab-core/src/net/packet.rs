@@ -13,7 +13,7 @@ pub enum PacketKind {
     Data,
     /// An acknowledgement from receiver to sender.
     Ack,
-    /// Connection request, client to server.
+    /// Connection opening (SYN), client to server.
     Syn,
     /// Its answer, server to client.
     SynAck,

@@ -1,7 +1,8 @@
 //! Instrumentation and results: the [`Tracer`] (periodic and on-change
 //! connection traces, free when off), and the result tables built at the
 //! end of a run ([`results::build`]): one row per transfer, link direction,
-//! page, trace sample and logged packet, and the engine's counters.
+//! trace sample and logged packet, the applications' tables, and the
+//! engine's counters.
 
 pub mod results;
 pub mod trace;
@@ -15,7 +16,7 @@ use serde::Serialize;
 pub struct FlowRow {
     pub id: u64,
     pub app: String,
-    /// The web page this transfer belongs to.
+    /// The application's grouping of this transfer (its page), if any.
     pub page: Option<u64>,
     pub src: String,
     pub dst: String,
@@ -53,21 +54,6 @@ pub struct FlowRow {
     pub synack_sent: u64,
     /// The connection was closed by both sides (handshake only).
     pub closed: bool,
-    pub completed: bool,
-}
-
-/// One web page.
-#[derive(Clone, Debug, Serialize)]
-pub struct PageRow {
-    pub id: u64,
-    pub app: String,
-    /// When the primary object was requested (its connection opened).
-    pub start_s: f64,
-    /// When the last object completed.
-    pub end_s: Option<f64>,
-    pub delay_s: Option<f64>,
-    pub objects: u32,
-    pub bytes: u64,
     pub completed: bool,
 }
 
@@ -147,7 +133,8 @@ pub struct EngineRow {
 pub struct Results {
     pub flows: Vec<FlowRow>,
     pub links: Vec<LinkRow>,
-    pub pages: Vec<PageRow>,
+    /// The applications' pages table ([`crate::app::PageRow`]).
+    pub pages: Vec<crate::app::PageRow>,
     pub traces: Vec<TraceRow>,
     pub packets: Vec<PacketRow>,
     pub engine: EngineRow,

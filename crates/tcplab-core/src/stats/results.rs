@@ -1,6 +1,6 @@
 //! The result tables of a finished run, built from the parts that hold the state.
 
-use super::{EngineRow, FlowRow, LinkRow, PacketRow, PageRow, Results, Tracer};
+use super::{EngineRow, FlowRow, LinkRow, PacketRow, Results, Tracer};
 use crate::app::Apps;
 use crate::net::tap::LOG_EVENTS;
 use crate::net::Network;
@@ -94,25 +94,10 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             retx: r.retx,
         })
         .collect();
-    let pages = apps
-        .pages
-        .iter()
-        .enumerate()
-        .map(|(i, p)| PageRow {
-            id: i as u64,
-            app: apps.apps[p.app as usize].name.clone(),
-            start_s: p.start.as_secs_f64(),
-            end_s: p.end.map(Time::as_secs_f64),
-            delay_s: p.end.map(|e| (e - p.start).as_secs_f64()),
-            objects: p.objects,
-            bytes: p.bytes,
-            completed: p.end.is_some(),
-        })
-        .collect();
     Results {
         flows,
         links,
-        pages,
+        pages: apps.page_rows(),
         traces: tracer.rows.clone(),
         packets,
         engine: EngineRow {

@@ -296,7 +296,7 @@ impl Connection {
             }
             return;
         }
-        if let Some(sample) = hs.listener.on_request(now) {
+        if let Some(sample) = hs.listener.on_open_message(now) {
             if let Some(r) = sample {
                 self.sender.rtt.sample(r);
                 if let Some(srtt) = self.sender.rtt.srtt() {

@@ -1,11 +1,11 @@
 //! Connection establishment, as two-way TCP does it: the client (the data
 //! receiver) sends SYN, the server answers SYN-ACK, and the client's ACK of
-//! the SYN-ACK carries the request; the server starts sending when it
+//! the SYN-ACK carries its opening message; the server starts sending when it
 //! arrives. A SYN is retransmitted after the initial RTO with exponential
 //! backoff (RFC 6298 section 5.7; 3 s in RFC 2988-era stacks, 1 s in RFC
 //! 6298). The server retransmits an unanswered SYN-ACK the same way, and
-//! the client answers every SYN-ACK with its request, which repairs a lost
-//! request. A handshake round trip whose packets were not retransmitted gives
+//! the client answers every SYN-ACK with its opening message, which repairs a
+//! lost one. A handshake round trip whose packets were not retransmitted gives
 //! the server its first RTT sample (Karn's rule).
 
 use crate::time::{Dur, Time};
@@ -37,7 +37,7 @@ impl Opener {
         self.arm(now);
     }
 
-    /// A SYN-ACK arrived: answer it with the request (every time).
+    /// A SYN-ACK arrived: answer it with the opening message (every time).
     pub fn on_synack(&mut self) {
         self.open = true;
         self.deadline = None;
@@ -59,7 +59,7 @@ impl Opener {
     }
 }
 
-/// The server side: SYN in, SYN-ACK out, request in.
+/// The server side: SYN in, SYN-ACK out, opening message in.
 #[derive(Clone, Debug)]
 pub struct Listener {
     rto: Dur,
@@ -96,9 +96,9 @@ impl Listener {
         true
     }
 
-    /// The request arrived. The first time, returns `Some(rtt)` where `rtt`
+    /// The opening message arrived. The first time, returns `Some(rtt)` where `rtt`
     /// is the handshake's RTT sample if nothing was retransmitted.
-    pub fn on_request(&mut self, now: Time) -> Option<Option<Dur>> {
+    pub fn on_open_message(&mut self, now: Time) -> Option<Option<Dur>> {
         if self.open {
             return None;
         }
@@ -140,12 +140,12 @@ mod tests {
     fn clean_handshake_gives_an_rtt_sample_and_a_repeat_gives_none() {
         let mut l = Listener::new(Dur::from_secs(1), 6);
         assert!(l.on_syn(Time::from_ns(10)));
-        assert_eq!(l.on_request(Time::from_ns(110)), Some(Some(Dur::from_ns(100))));
-        assert_eq!(l.on_request(Time::from_ns(120)), None);
+        assert_eq!(l.on_open_message(Time::from_ns(110)), Some(Some(Dur::from_ns(100))));
+        assert_eq!(l.on_open_message(Time::from_ns(120)), None);
         assert!(!l.on_syn(Time::from_ns(130)));
         let mut l = Listener::new(Dur::from_secs(1), 6);
         l.on_syn(Time::ZERO);
         l.on_timeout(Time::ZERO + Dur::from_secs(1));
-        assert_eq!(l.on_request(Time::ZERO + Dur::from_secs(2)), Some(None), "Karn: no sample after a retransmission");
+        assert_eq!(l.on_open_message(Time::ZERO + Dur::from_secs(2)), Some(None), "Karn: no sample after a retransmission");
     }
 }

@@ -67,7 +67,7 @@ impl Receiver {
     }
 
     /// The cumulative ACK to carry on a data segment the client sends now (a
-    /// request): it acknowledges everything, so a delayed ACK is no longer due.
+    /// message): it acknowledges everything, so a delayed ACK is no longer due.
     pub fn piggyback_ack(&mut self) -> u64 {
         self.ack_now()
     }
