@@ -97,4 +97,10 @@ def cases() -> dict[str, Any]:
                "think": {"type": "exponential", "mean": "1s"}},
               {"type": "bulk", "name": "q", "src": "s1", "dst": "k1", "size": "2MB", "tcp": {"cc": "sack"}}],
     )  # fmt: skip
+    out["bursts"] = dumbbell(
+        left=2, right=2, bottleneck_rate="2Mbps", bottleneck_delay="70ms", bottleneck_queue="24pkt", access_rate="100Mbps",
+        access_delay="11ms", duration="none", seed=11, tcp={"cc": "sack", "iw": 10, "delayed_ack": True, "rto_initial": "3s", "rto_min": "200ms", "window": "500pkt"},
+        apps=[{"type": "burst", "name": "first", "src": "s0", "dst": "k0", "flows": 6, "total": "180kB"},
+              {"type": "burst", "name": "later", "src": "s1", "dst": "k1", "flows": 6, "total": "180kB", "start": {"type": "uniform", "min": "0.2s", "max": "0.6s"}}],
+    )  # fmt: skip
     return out

@@ -37,7 +37,7 @@ CASES = [
     ({"tcp.window": "1000B"}, "tcp.window = '1kB': must hold at least one segment of mss = 1460 bytes"),
     ({"apps.0.type": "repeat", "apps.0.think": {"type": "uniform", "min": "5s", "max": "1s"}, "sim.duration": "10s"},
      "apps[0].think: min must not exceed max"),
-    ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat', 'web'"),
+    ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat', 'web', 'burst'"),
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, byte_counting, delayed_ack, delack_timeout, delack_segments, "

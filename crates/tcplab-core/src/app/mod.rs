@@ -20,6 +20,7 @@ pub use dist::{SizeDist, Think};
 use crate::tcp::ConnEvent;
 use crate::engine::rng::RngStream;
 use crate::time::Time;
+use serde::Serialize;
 
 /// What an application can ask of the network's endpoints.
 pub trait Transport {
@@ -88,6 +89,11 @@ pub struct App {
 }
 
 impl App {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: String, src: u32, dst: u32, start: Time, size: Option<u64>, kind: AppKind, rng: RngStream, request_bytes: u32) -> App {
+        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0 }
+    }
+
     fn persistent(&self) -> bool {
         matches!(self.kind, AppKind::Repeat { persistent: true, .. })
     }
@@ -112,6 +118,21 @@ impl App {
             }
         }
     }
+}
+
+/// One web page.
+#[derive(Clone, Debug, Serialize)]
+pub struct PageRow {
+    pub id: u64,
+    pub app: String,
+    /// When the primary object was requested (its connection opened).
+    pub start_s: f64,
+    /// When the last object completed.
+    pub end_s: Option<f64>,
+    pub delay_s: Option<f64>,
+    pub objects: u32,
+    pub bytes: u64,
+    pub completed: bool,
 }
 
 /// A web page being fetched (or a persistent client's transfer).
@@ -146,6 +167,24 @@ pub struct Apps {
 }
 
 impl Apps {
+    /// The pages table: one row per page.
+    pub fn page_rows(&self) -> Vec<PageRow> {
+        self.pages
+            .iter()
+            .enumerate()
+            .map(|(i, p)| PageRow {
+                id: i as u64,
+                app: self.apps[p.app as usize].name.clone(),
+                start_s: p.start.as_secs_f64(),
+                end_s: p.end.map(Time::as_secs_f64),
+                delay_s: p.end.map(|e| (e - p.start).as_secs_f64()),
+                objects: p.objects,
+                bytes: p.bytes,
+                completed: p.end.is_some(),
+            })
+            .collect()
+    }
+
     /// The page a connection with `tag` belongs to.
     pub fn page_of(&self, tag: u64) -> Option<u64> {
         untag(tag).map(|(p, _)| u64::from(p))
@@ -251,5 +290,74 @@ impl Apps {
         if let Some(at) = next {
             t.wake_at(at);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transport that records what the applications ask for.
+    #[derive(Default)]
+    struct Recorder {
+        now: Time,
+        opened: Vec<(Option<u64>, u64)>,
+        exchanges: Vec<(u32, u32, u64, u64)>,
+        wakes: Vec<Time>,
+    }
+
+    impl Transport for Recorder {
+        fn now(&self) -> Time {
+            self.now
+        }
+        fn open(&mut self, size: Option<u64>, tag: u64) -> u32 {
+            self.opened.push((size, tag));
+            (self.opened.len() - 1) as u32
+        }
+        fn exchange(&mut self, conn: u32, bytes: u32, reply: u64, tag: u64) {
+            self.exchanges.push((conn, bytes, reply, tag));
+        }
+        fn has_handshake(&self, _conn: u32) -> bool {
+            true
+        }
+        fn wake_at(&mut self, at: Time) {
+            self.wakes.push(at);
+        }
+    }
+
+    fn app(kind: AppKind, size: Option<u64>) -> Apps {
+        let a = App { name: "a".into(), src: 0, dst: 1, start: Time::ZERO, size, kind, rng: RngStream::new(1, "app/a"),
+                      transfers_started: 0, request_bytes: 250, pages_started: 0 }; // fmt: skip
+        Apps { apps: vec![a], pages: Vec::new() }
+    }
+
+    #[test]
+    fn a_burst_opens_every_connection_at_once_and_splits_the_bytes() {
+        let mut apps = app(AppKind::Burst { flows: 6, bytes: 180_004 }, None);
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        let sizes: Vec<u64> = t.opened.iter().map(|&(s, _)| s.unwrap()).collect();
+        assert_eq!(sizes, [30_001, 30_001, 30_001, 30_001, 30_000, 30_000]);
+        // Completions start nothing more.
+        for c in 0..6 {
+            apps.on_event(0, c, NO_PAGE, ConnEvent::Complete, &mut t);
+        }
+        assert!(t.wakes.is_empty() && t.exchanges.is_empty());
+    }
+
+    #[test]
+    fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
+        let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1) }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        assert_eq!(t.opened, [(Some(1000), page_tag(0, true))]);
+        apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
+        assert_eq!(t.exchanges, [(0, 750, 6000, page_tag(0, false))]);
+        t.now = Time::from_ns(5);
+        apps.on_event(0, 0, page_tag(0, false), ConnEvent::Complete, &mut t);
+        assert_eq!(apps.pages[0].end, Some(Time::from_ns(5)));
+        assert!(t.wakes.is_empty(), "one page only");
     }
 }

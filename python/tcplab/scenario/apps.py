@@ -1,0 +1,257 @@
+"""``[[apps]]``: the workloads (bulk, repeat, web, burst), their think-time
+and object-size distributions, and their normalization for the core."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BeforeValidator, Field, model_validator
+
+from pydantic import PlainSerializer
+
+from .. import units
+from .fields import Duration, NonNegInt, PositiveInt, Size, SizeOrInf, _Model
+from .tcp import TcpOverride
+
+START_HELP = "a start time such as '2s', or a range { type = 'uniform', min = '2s', max = '4s' } drawn from per seed"
+
+
+def _parse_start(v: object) -> tuple[int, int]:
+    """A start time, or a uniform range of them, as (min, max) nanoseconds."""
+    if isinstance(v, (tuple, list)) and len(v) == 2 and all(isinstance(x, int) for x in v):
+        return int(v[0]), int(v[1])
+    if isinstance(v, dict):
+        extra = sorted(set(v) - {"type", "min", "max"})
+        if extra:
+            raise ValueError(f"unknown field(s) {', '.join(extra)}; expected {START_HELP}")
+        if v.get("type") != "uniform" or "min" not in v or "max" not in v:
+            raise ValueError(f"expected {START_HELP}")
+        lo, hi = units.parse_duration(v["min"]), units.parse_duration(v["max"])
+        if lo > hi:
+            raise ValueError(f"min ({units.format_duration(lo)}) must not exceed max ({units.format_duration(hi)})")
+        return lo, hi
+    d = units.parse_duration(v)
+    return d, d
+
+
+def _fmt_start(v: tuple[int, int]) -> object:
+    lo, hi = v
+    if lo == hi:
+        return units.format_duration(lo)
+    return {"type": "uniform", "min": units.format_duration(lo), "max": units.format_duration(hi)}
+
+
+#: When an application first acts: a fixed time, or drawn uniformly from a
+#: range with the application's own random stream (so per seed, and so per
+#: replication of a sweep).
+Start = Annotated[tuple[int, int], BeforeValidator(_parse_start), PlainSerializer(_fmt_start)]
+
+class ConstantThink(_Model):
+    type: Literal["constant"] = "constant"
+    value: Duration = "0s"
+
+
+class UniformThink(_Model):
+    type: Literal["uniform"]
+    min: Duration
+    max: Duration
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "UniformThink":
+        if self.min > self.max:
+            raise ValueError("min must not exceed max")
+        return self
+
+
+class ExponentialThink(_Model):
+    type: Literal["exponential"]
+    mean: Duration
+
+
+def _think_shorthand(v: object) -> object:
+    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+        return {"type": "constant", "value": v}
+    return v
+
+
+Think = Annotated[Union[ConstantThink, UniformThink, ExponentialThink], Field(discriminator="type"), BeforeValidator(_think_shorthand)]
+
+
+class BulkApp(_Model):
+    type: Literal["bulk"]
+    name: Optional[str] = None
+    src: str
+    dst: str
+    size: SizeOrInf = "1MB"
+    """Bytes to transfer, or 'inf'."""
+    start: Start = "0s"
+    request: Size = "0B"
+    """Request bytes the client sends when the connection opens (with tcp.handshake)."""
+    tcp: TcpOverride = {}  # type: ignore[valid-type]
+
+
+class RepeatApp(_Model):
+    type: Literal["repeat"]
+    name: Optional[str] = None
+    src: str
+    dst: str
+    size: Size = "1MB"
+    start: Start = "0s"
+    think: Think = "0s"
+    count: Optional[PositiveInt] = None
+    """Transfers to make; unset: until the end of the run."""
+    persistent: bool = False
+    """Keep the connection open: with no think time and tcp.handshake, each next
+    transfer is a request on it (no new handshake or slow start). Each transfer
+    is then also a row of res.pages."""
+    request: Size = "0B"
+    tcp: TcpOverride = {}  # type: ignore[valid-type]
+
+
+class ConstantSize(_Model):
+    type: Literal["constant"]
+    size: Size
+
+
+class LognormalSize(_Model):
+    type: Literal["lognormal"]
+    median: Size
+    sigma: Annotated[float, Field(ge=0.0)]
+    max: Size = "10MB"
+
+
+class ParetoSize(_Model):
+    type: Literal["pareto"]
+    median: Size
+    shape: Annotated[float, Field(gt=0.0)]
+    """Tail index alpha; 1.0-1.2 for web objects (Crovella and Bestavros 1996)."""
+    max: Size = "10MB"
+
+
+class EmpiricalSize(_Model):
+    type: Literal["empirical"]
+    points: list[tuple[Size, Annotated[float, Field(ge=0.0, le=1.0)]]] = []
+    """(size, cumulative probability) pairs, both non-decreasing."""
+    file: Optional[str] = None
+    """A CSV file of 'bytes,cdf' lines (relative to the working directory), instead of points."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "EmpiricalSize":
+        if bool(self.points) == bool(self.file):
+            raise ValueError("give either points or a file")
+        return self
+
+    def cdf_points(self) -> list[tuple[float, float]]:
+        if self.points:
+            return [(float(b), float(c)) for b, c in self.points]
+        out = []
+        for line in Path(self.file).read_text().splitlines():  # type: ignore[arg-type]
+            line = line.strip()
+            if not line or line.startswith("#") or line[0].isalpha():
+                continue
+            b, c = line.split(",")[:2]
+            out.append((float(b), float(c)))
+        return out
+
+
+SizeDist = Annotated[Union[ConstantSize, LognormalSize, ParetoSize, EmpiricalSize], Field(discriminator="type")]
+
+#: Default object sizes of the web model: Pareto with tail index 1.2 (the
+#: heavy tail of Crovella and Bestavros 1996 and Cunha, Bestavros and Crovella
+#: 1995), scaled so that the median fits in two 1460-byte segments, as RFC
+#: 2415 says of Mah's (1997) primary and in-line objects; capped at 2 MB.
+DEFAULT_PRIMARY = {"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}
+DEFAULT_OBJECT = {"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}
+
+
+class WebApp(_Model):
+    type: Literal["web"]
+    name: Optional[str] = None
+    src: str
+    """The server (data flows from src to dst)."""
+    dst: str
+    """The client."""
+    http: Literal["1.0", "1.1"] = "1.0"
+    """1.0: a connection per object, embedded objects fetched at once after the primary;
+    1.1: RFC 2415's rough model, one connection carries the whole page: the embedded
+    objects are requested together on it once the primary has arrived."""
+    embedded: NonNegInt = 3
+    primary: SizeDist = DEFAULT_PRIMARY  # type: ignore[assignment]
+    object: SizeDist = DEFAULT_OBJECT  # type: ignore[assignment]
+    think: Think = {"type": "uniform", "min": "1s", "max": "5s"}  # type: ignore[assignment]
+    """Between the end of a page and the next request (RFC 2415: Uniform(1 s, 5 s))."""
+    request: Size = "250B"
+    """Request (URL) bytes per object; 250 B is about the median HTTP request Mah (1997) measured."""
+    pages: Optional[PositiveInt] = None
+    start: Start = "0s"
+    tcp: TcpOverride = {}  # type: ignore[valid-type]
+
+
+class BurstApp(_Model):
+    type: Literal["burst"]
+    name: Optional[str] = None
+    src: str
+    dst: str
+    flows: PositiveInt = 1
+    """Connections opened at the same instant."""
+    size: Optional[Size] = None
+    """Bytes per connection (default 1MB); or give total."""
+    total: Optional[Size] = None
+    """Bytes of the whole burst, split evenly (the first total mod flows connections carry a byte more)."""
+    start: Start = "0s"
+    request: Size = "0B"
+    tcp: TcpOverride = {}  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _one_size(self) -> "BurstApp":
+        if self.size is not None and self.total is not None:
+            raise ValueError("give size (bytes per connection) or total (bytes split evenly), not both")
+        if self.total is not None and self.total < self.flows:
+            raise ValueError(f"total ({self.total} bytes) must give each of the {self.flows} connections at least one byte")
+        return self
+
+    def total_bytes(self) -> int:
+        if self.total is not None:
+            return self.total
+        return (self.size if self.size is not None else 1_000_000) * self.flows
+
+
+App = Annotated[Union[BulkApp, RepeatApp, WebApp, BurstApp], Field(discriminator="type")]
+
+
+def core_app(a: Any) -> dict[str, Any]:
+    """The kind-specific fields of application `a` in the core's form."""
+    lo, hi = a.start
+    out: dict[str, Any] = {"kind": a.type, "src": a.src, "dst": a.dst, "start_ns": lo, "size_bytes": getattr(a, "size", None),
+                           "think": None, "count": None, "request_bytes": a.request}  # fmt: skip
+    if hi != lo:
+        out["start_max_ns"] = hi
+    if isinstance(a, RepeatApp):
+        out.update(think=_core_think(a.think), count=a.count, persistent=a.persistent)
+    elif isinstance(a, WebApp):
+        out.update(size_bytes=None, think=_core_think(a.think))
+        out["web"] = {"http11": a.http == "1.1", "embedded": a.embedded, "primary": _core_size(a.primary),
+                      "object": _core_size(a.object), "pages": a.pages}  # fmt: skip
+    elif isinstance(a, BurstApp):
+        out.update(size_bytes=a.total_bytes(), flows=a.flows)
+    return out
+
+
+def _core_size(d: Any) -> dict[str, Any]:
+    if isinstance(d, ConstantSize):
+        return {"type": "constant", "bytes": d.size}
+    if isinstance(d, LognormalSize):
+        return {"type": "lognormal", "median_bytes": float(d.median), "sigma": d.sigma, "max_bytes": d.max}
+    if isinstance(d, ParetoSize):
+        return {"type": "pareto", "median_bytes": float(d.median), "shape": d.shape, "max_bytes": d.max}
+    return {"type": "empirical", "points": d.cdf_points()}
+
+
+def _core_think(th: Union[ConstantThink, UniformThink, ExponentialThink]) -> dict[str, Any]:
+    if isinstance(th, ConstantThink):
+        return {"type": "constant", "ns": th.value}
+    if isinstance(th, UniformThink):
+        return {"type": "uniform", "min_ns": th.min, "max_ns": th.max}
+    return {"type": "exponential", "mean_ns": th.mean}
+

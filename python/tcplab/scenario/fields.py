@@ -1,0 +1,98 @@
+"""Field types of scenario files: human units parsed into the core's base
+units (and written back in a form that parses to the same value), and the
+base model every table derives from (unknown fields are errors)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+
+from .. import units
+
+# ---------------------------------------------------------------- field types
+
+
+def _inf_or(parser):
+    def parse(v: object):
+        if isinstance(v, str) and v.strip().lower() in ("inf", "infinite", "unlimited"):
+            return None
+        return parser(v)
+
+    return parse
+
+
+def _none_or(parser):
+    def parse(v: object):
+        if v is None or (isinstance(v, str) and v.strip().lower() == "none"):
+            return None
+        return parser(v)
+
+    return parse
+
+
+def _ser(fmt, none: str | None = None):
+    return PlainSerializer(lambda v: none if v is None else fmt(v), return_type=Optional[str])
+
+
+def _fmt_amount(v: tuple[str, int]) -> str:
+    kind, n = v
+    return f"{n}pkt" if kind == "pkts" else units.format_size(n)
+
+
+# Each type parses human units into base units, and writes them back in a
+# form that parses to the same value, so a dumped scenario reloads exactly.
+Rate = Annotated[int, BeforeValidator(units.parse_rate), _ser(units.format_rate)]
+Duration = Annotated[int, BeforeValidator(units.parse_duration), _ser(units.format_duration)]
+Size = Annotated[int, BeforeValidator(units.parse_size), _ser(units.format_size)]
+SizeOrInf = Annotated[Optional[int], BeforeValidator(_inf_or(units.parse_size)), _ser(units.format_size, "inf")]
+DurationOrNone = Annotated[Optional[int], BeforeValidator(_none_or(units.parse_duration)), _ser(units.format_duration, "none")]
+QueueLimit = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.LIMIT_HELP)), _ser(_fmt_amount)]
+Window = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.WINDOW_HELP)), _ser(_fmt_amount)]
+Ssthresh = Annotated[Optional[tuple[str, int]], BeforeValidator(lambda v: _parse_ssthresh(v)), PlainSerializer(lambda v: _fmt_ssthresh(v))]
+IW_HELP = "an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'"
+
+
+def _parse_iw(v: object) -> tuple[str, int]:
+    if isinstance(v, str) and v.strip().lower() in ("rfc3390", "rfc6928"):
+        return v.strip().lower(), 0
+    if isinstance(v, int) and not isinstance(v, bool):
+        if v < 1:
+            raise ValueError(f"expected {IW_HELP}; it must be at least 1")
+        return "pkts", v
+    try:
+        kind, n = units.parse_packets_or_bytes(v, IW_HELP)
+    except ValueError:
+        raise ValueError(f"expected {IW_HELP}") from None
+    if n < 1:
+        raise ValueError(f"expected {IW_HELP}; it must be at least 1")
+    return kind, n
+
+
+def _fmt_iw(v: tuple[str, int]) -> object:
+    kind, n = v
+    return n if kind == "pkts" else (f"{n}B" if kind == "bytes" else kind)
+
+
+def _parse_ssthresh(v: object):
+    if isinstance(v, str) and v.strip().lower() == "bdp":
+        return ("bdp", 0)
+    return _inf_or(lambda x: units.parse_packets_or_bytes(x, units.WINDOW_HELP + ", 'inf' or 'bdp'"))(v)
+
+
+def _fmt_ssthresh(v) -> str:
+    if v is None:
+        return "inf"
+    return "bdp" if v[0] == "bdp" else _fmt_amount(v)
+
+
+InitialWindow = Annotated[tuple[str, int], BeforeValidator(_parse_iw), PlainSerializer(_fmt_iw)]
+PositiveInt = Annotated[int, Field(ge=1)]
+NonNegInt = Annotated[int, Field(ge=0)]
+CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True)
+
+

@@ -1,0 +1,44 @@
+"""``[[losses]]`` (loss injection) and ``[trace]`` (instrumentation)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Optional
+
+from pydantic import BeforeValidator, Field
+
+from .fields import DurationOrNone, PositiveInt, _Model
+
+def _link_name(v: object) -> object:
+    if isinstance(v, str):
+        parts = [p.strip() for p in v.split("->")]
+        if len(parts) == 2 and all(parts):
+            return v.replace(" ", "")
+    raise ValueError("expected a link direction such as 'r0->r1'")
+
+
+LinkName = Annotated[str, BeforeValidator(_link_name)]
+PacketKindName = Literal["data", "ack", "syn", "synack", "request", "close"]
+
+
+class Loss(_Model):
+    link: LinkName
+    """The link direction, 'from->to'."""
+    app: Optional[str] = None
+    """Only packets of this application; unset: all."""
+    kind: Optional[PacketKindName] = None
+    """Only packets of this kind; unset: all."""
+    packets: list[PositiveInt] = []
+    """Drop the n-th matching packets that reach the link (1-based; retransmissions count)."""
+    rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    """Drop each matching packet independently with this probability."""
+
+
+class Trace(_Model):
+    interval: DurationOrNone = "none"
+    """Sample traced connections this often ('10ms' as web100); 'none': no periodic samples."""
+    on_change: bool = False
+    """Also record a row whenever cwnd, ssthresh or the state changes."""
+    apps: list[str] = []
+    """Applications to trace; empty: all (when interval or on_change is set)."""
+    links: list[LinkName] = []
+    """Links whose packets are logged (enqueue, dequeue, drop)."""

@@ -1,0 +1,206 @@
+"""Loading scenario files and dictionaries, dotted-path overrides, and
+validation errors that name each bad field, its value and what is allowed."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+import types
+import typing
+from pathlib import Path
+from typing import Annotated, Any, Optional, Union
+
+from pydantic import BaseModel, ValidationError
+
+from ..errors import FieldProblem, ScenarioError
+from .model import Scenario
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"file not found: {p}") from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read {p}: {e.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"not valid TOML: {e}", source=str(p)) from None
+
+
+def parse_override_value(text: str) -> Any:
+    """A TOML value (`4`, `true`, `"x"`, `[1, 2]`) or, failing that, the bare text (`2Mbps`)."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """Set dotted paths (``tcp.iw``, ``apps.0.size``) in a copy of `doc`."""
+    out = copy.deepcopy(doc)
+    for path, value in (overrides or {}).items():
+        if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
+            raise ScenarioError([FieldProblem("--set", "expected a dotted field path such as 'tcp.iw'", path, True)])
+        parts = path.split(".")
+        node: Any = out
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            where = ".".join(parts[: depth + 1])
+            if isinstance(node, list):
+                if not part.isdigit() or int(part) >= len(node):
+                    raise ScenarioError([FieldProblem(where, f"no such list element; indices 0..{len(node) - 1}")])
+                key: Any = int(part)
+            elif isinstance(node, dict):
+                key = part
+            else:
+                raise ScenarioError([FieldProblem(where, f"'{'.'.join(parts[:depth])}' is a value, not a table")])
+            if last:
+                node[key] = value
+            else:
+                if isinstance(node, dict) and key not in node:
+                    node[key] = {}
+                node = node[key]
+    return out
+
+
+def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
+    """Validate a scenario document; raise :class:`ScenarioError` naming every bad field."""
+    if not isinstance(doc, dict):
+        raise ScenarioError("a scenario is a table (dictionary) of tables", source)
+    try:
+        sc = Scenario.model_validate(doc)
+    except ValidationError as e:
+        raise ScenarioError(_problems_from(e, doc), source) from None
+    problems = sc.problems()
+    if problems:
+        raise ScenarioError(problems, source)
+    return sc
+
+
+def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
+    """Load a scenario from a TOML path or a dictionary, apply overrides and validate it."""
+    if isinstance(source, dict):
+        doc, where = source, None
+    else:
+        doc, where = read_toml(source), str(source)
+    over = dict(overrides or {})
+    if seed is not None:
+        over["sim.seed"] = seed
+    return validate(apply_overrides(doc, over), where)
+
+
+# ---------------------------------------------------------------- error messages
+
+
+def _unwrap(ann: Any) -> Any:
+    """Strip Annotated/Optional down to a model class, a list, or a union."""
+    while True:
+        origin = typing.get_origin(ann)
+        if origin is Annotated:
+            ann = typing.get_args(ann)[0]
+        elif origin in (Union, types.UnionType):
+            args = [a for a in typing.get_args(ann) if a is not type(None)]
+            if len(args) == 1:
+                ann = args[0]
+            else:
+                return ann
+        else:
+            return ann
+
+
+def _field_names(model: type[BaseModel]) -> list[str]:
+    return [f.alias or name for name, f in model.model_fields.items()]
+
+
+def _walk(loc: tuple[Any, ...]) -> tuple[str, Optional[type[BaseModel]]]:
+    """Render a pydantic location as `a.b[0].c`, dropping union tags, and
+    return the model class that holds the last element."""
+    path = ""
+    current: Any = Scenario
+    parent: Optional[type[BaseModel]] = None
+    for elem in loc:
+        ann = _unwrap(current)
+        if typing.get_origin(ann) in (Union, types.UnionType):
+            tags = {}
+            for arg in typing.get_args(ann):
+                arg = _unwrap(arg)
+                if isinstance(arg, type) and issubclass(arg, BaseModel) and "type" in arg.model_fields:
+                    for t in typing.get_args(arg.model_fields["type"].annotation):
+                        tags[t] = arg
+            if elem in tags:
+                current = tags[elem]
+                continue
+            ann = None
+        if typing.get_origin(ann) in (list, tuple) and isinstance(elem, int):
+            path += f"[{elem}]"
+            current = typing.get_args(ann)[0]
+            continue
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            if elem not in ann.model_fields and "type" in ann.model_fields and elem in typing.get_args(ann.model_fields["type"].annotation):
+                continue  # the tag of a one-member tagged union
+            parent = ann
+            field = ann.model_fields.get(elem) or next((f for f in ann.model_fields.values() if f.alias == elem), None)
+            current = field.annotation if field is not None else None
+        else:
+            parent, current = None, None
+        path += f".{elem}" if path else str(elem)
+    return path or "scenario", parent
+
+
+def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
+    node = doc
+    for elem in loc:
+        if isinstance(node, dict) and elem in node:
+            node = node[elem]
+        elif isinstance(node, list) and isinstance(elem, int) and 0 <= elem < len(node):
+            node = node[elem]
+        elif isinstance(node, dict) and node.get("type") == elem:
+            continue
+        elif not isinstance(node, (dict, list)):
+            return True, node  # a shorthand (queue = "25pkt") stands for the whole table
+        else:
+            return False, None
+    return True, node
+
+
+def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProblem]:
+    out: list[FieldProblem] = []
+    for e in err.errors(include_url=False):
+        loc = tuple(e["loc"])
+        kind = e["type"]
+        path, parent = _walk(loc)
+        has, value = _lookup(doc, loc)
+        ctx = e.get("ctx") or {}
+        if kind == "extra_forbidden":
+            allowed = ", ".join(_field_names(parent)) if parent else "see docs/scenario.md"
+            out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}"))
+            continue
+        if kind == "missing":
+            out.append(FieldProblem(path, "required field is missing"))
+            continue
+        if kind == "value_error":
+            msg = str(ctx.get("error", e["msg"]))
+        elif kind == "literal_error":
+            msg = f"not allowed; allowed values: {ctx.get('expected')}"
+        elif kind == "union_tag_invalid":
+            msg = f"unknown type; allowed: {ctx.get('expected_tags')}"
+            path = f"{path}.type" if path != "scenario" else "type"
+            has, value = True, ctx.get("tag")
+        elif kind == "union_tag_not_found":
+            msg = "a 'type' field is required to tell which kind this is"
+            path = f"{path}.type"
+            has = False
+        elif kind in ("model_type", "model_attributes_type", "dict_type"):
+            msg = "expected a table"
+        elif kind == "list_type":
+            msg = "expected a list"
+        elif kind == "too_short":
+            msg = f"needs at least {ctx.get('min_length')} item(s)"
+        else:
+            msg = e["msg"]
+        # Tables and lists are not repeated in the message: the path names them.
+        out.append(FieldProblem(path, msg, value, has and not isinstance(value, (dict, list))))
+    return out
+

@@ -1,0 +1,148 @@
+"""The whole scenario: ``[sim]`` and the tables of the other modules, the
+checks that need all of it, and its normalization for the core."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Union
+
+from pydantic import Field
+
+from .. import units
+from ..errors import FieldProblem
+from .apps import App, BulkApp, RepeatApp, WebApp, core_app
+from .fields import DurationOrNone, NonNegInt, _fmt_amount, _Model
+from .instrument import Loss, Trace
+from .tcp import Tcp, _core_tcp, _window_bytes
+from .topology import Dumbbell, Explicit, Topology, _core_topology
+
+# ---------------------------------------------------------------- [sim]
+
+
+class Sim(_Model):
+    duration: DurationOrNone = "none"
+    """Stop time. ``"none"``: run until every transfer completes."""
+    seed: NonNegInt = 1
+
+
+# ---------------------------------------------------------------- the scenario
+
+
+class Scenario(_Model):
+    sim: Sim = {}  # type: ignore[assignment]
+    topology: Topology
+    tcp: Tcp = {}  # type: ignore[assignment]
+    apps: Annotated[list[App], Field(min_length=1)]
+    losses: list[Loss] = []
+    trace: Trace = {}  # type: ignore[assignment]
+
+    def node_names(self) -> list[str]:
+        t = self.topology
+        return t.nodes() if isinstance(t, Dumbbell) else t.node_list()
+
+    def app_name(self, i: int) -> str:
+        return self.apps[i].name or f"app{i}"
+
+    # -- semantic checks that need the whole scenario
+    def problems(self) -> list[FieldProblem]:
+        out: list[FieldProblem] = []
+        nodes = self.node_names()
+        known = set(nodes)
+        allowed = _short_list(nodes)
+        t = self.topology
+        if isinstance(t, Explicit):
+            seen: set[str] = set()
+            for i, n in enumerate(t.nodes):
+                if n in seen:
+                    out.append(FieldProblem(f"topology.nodes[{i}]", "node declared twice", n, True))
+                seen.add(n)
+            for i, link in enumerate(t.links):
+                for attr, key in (("src", "from"), ("dst", "to")):
+                    v = getattr(link, attr)
+                    if v not in known:
+                        out.append(FieldProblem(f"topology.links[{i}].{key}", f"unknown node; allowed: {allowed}", v, True))
+                if link.src == link.dst:
+                    out.append(FieldProblem(f"topology.links[{i}].to", "a link must join two different nodes", link.dst, True))
+        names: dict[str, int] = {}
+        for i, a in enumerate(self.apps):
+            for attr in ("src", "dst"):
+                v = getattr(a, attr)
+                if v not in known:
+                    out.append(FieldProblem(f"apps[{i}].{attr}", f"unknown node; allowed: {allowed}", v, True))
+            if a.src == a.dst:
+                out.append(FieldProblem(f"apps[{i}].dst", "must differ from src", a.dst, True))
+            name = self.app_name(i)
+            if name in names:
+                out.append(FieldProblem(f"apps[{i}].name", f"already used by apps[{names[name]}]; names must be unique", name, True))
+            names[name] = i
+            tcp = self.tcp_for(i)
+            if tcp.rto_min > tcp.rto_max:
+                out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
+            if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
+                where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
+                out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))
+            if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
+                out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
+            if self.sim.duration is None:
+                endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
+                if endless:
+                    out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
+        links = self.link_names()
+        app_names = [self.app_name(i) for i in range(len(self.apps))]
+        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + [("trace.links", self.trace.links)]:
+            for k, name in enumerate(names):
+                if name not in links:
+                    f = where if where != "trace.links" else f"trace.links[{k}]"
+                    out.append(FieldProblem(f, f"no such link; links: {_short_list(sorted(links))}", name, True))
+        for i, l in enumerate(self.losses):
+            if l.app is not None and l.app not in app_names:
+                out.append(FieldProblem(f"losses[{i}].app", f"unknown application; allowed: {_short_list(app_names)}", l.app, True))
+            if not l.packets and l.rate == 0.0:
+                out.append(FieldProblem(f"losses[{i}]", "drops nothing: give packets = [...] or a rate"))
+        for k, name in enumerate(self.trace.apps):
+            if name not in app_names:
+                out.append(FieldProblem(f"trace.apps[{k}]", f"unknown application; allowed: {_short_list(app_names)}", name, True))
+        return out
+
+    def link_names(self) -> set[str]:
+        _, links = _core_topology(self.topology)
+        return {f"{l['from']}->{l['to']}" for l in links}
+
+    def tcp_for(self, i: int) -> Tcp:
+        t = self.apps[i].tcp
+        over = {k: getattr(t, k) for k in type(t).model_fields if getattr(t, k) is not None}
+        return self.tcp.model_copy(update=over)
+
+    def to_core(self) -> dict[str, Any]:
+        """The normalized scenario for the core (see crates/tcplab-core/src/scenario.rs)."""
+        nodes, links = _core_topology(self.topology)
+        apps = []
+        for i, a in enumerate(self.apps):
+            app = {"name": self.app_name(i), **core_app(a), "tcp": _core_tcp(self.tcp_for(i))}
+            apps.append(app)
+        losses = []
+        for loss in self.losses:
+            a, b = loss.link.split("->")
+            losses.append({"from": a, "to": b, "app": loss.app, "kind": loss.kind, "nth": list(loss.packets), "rate": loss.rate or None})
+        tr = self.trace
+        trace = {
+            "interval_ns": tr.interval,
+            "on_change": tr.on_change,
+            "apps": list(tr.apps),
+            "links": [name.split("->") for name in tr.links],
+        }
+        return {
+            "seed": self.sim.seed,
+            "stop_ns": self.sim.duration,
+            "nodes": nodes,
+            "links": links,
+            "apps": apps,
+            "losses": losses,
+            "trace": trace,
+        }
+
+
+def _short_list(names: list[str], most: int = 12) -> str:
+    if len(names) <= most:
+        return ", ".join(names)
+    return ", ".join(names[: most - 2]) + f", ... , {names[-1]} ({len(names)} nodes)"
+

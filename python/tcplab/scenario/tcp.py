@@ -1,0 +1,103 @@
+"""``[tcp]``: the TCP settings every application uses unless its own
+``tcp = { ... }`` overrides them, and their normalization for the core."""
+
+from __future__ import annotations
+
+import types
+from typing import Annotated, Any, Optional
+
+from pydantic import Field
+
+from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, Size, Ssthresh, Window, _Model
+
+class Tcp(_Model):
+    cc: CcName = "reno"
+    """tahoe, reno, newreno, sack (RFC 6675), highspeed (RFC 3649), cubic (RFC 9438)."""
+    iw: InitialWindow = 1
+    """Initial window: segments (4), bytes ('4380B'), 'rfc3390' or 'rfc6928'."""
+    mss: Annotated[Size, Field(ge=1)] = "1460B"
+    header: Size = "40B"
+    """Header bytes on every packet (data and ACK)."""
+    window: Window = "64KiB"
+    """Maximum (receiver) window: '64KiB' or '1000pkt' (segments of mss)."""
+    window_scaling: bool = True
+    """RFC 7323 window scaling; without it the window is at most 65535 bytes."""
+    ssthresh: Ssthresh = "inf"
+    """Initial slow-start threshold: 'inf', 'bdp' (the path's bandwidth-delay product), or an amount."""
+    rto_initial: Duration = "1s"
+    rto_min: Duration = "1s"
+    rto_max: Duration = "60s"
+    clock_granularity: Duration = "1ms"
+    max_backoff: NonNegInt = 6
+    dupack_threshold: PositiveInt = 3
+    abc_limit: PositiveInt = 2
+    byte_counting: bool = True
+    """RFC 3465 byte counting (Reno family); false: one segment per ACK of new data, as in RFC 2581 and ns-2."""
+    delayed_ack: bool = False
+    delack_timeout: Duration = "200ms"
+    delack_segments: PositiveInt = 2
+    limited_transmit: bool = False
+    """RFC 3042: a new segment for each of the first two duplicate ACKs."""
+    idle_restart: bool = True
+    """RFC 5681 section 4.1: after an idle RTO, restart from min(IW, cwnd)."""
+    sack_blocks: Annotated[int, Field(ge=1, le=4)] = 3
+    """Most SACK blocks per ACK (sack, highspeed and cubic use SACK)."""
+    handshake: bool = False
+    """SYN / SYN-ACK / request before data and FIN at the end (two-way TCP)."""
+
+    def iw_bytes(self) -> int:
+        kind, n = self.iw
+        mss = self.mss
+        if kind == "pkts":
+            return n * mss
+        if kind == "bytes":
+            return n
+        if kind == "rfc3390":
+            return min(4 * mss, max(2 * mss, 4380))
+        return min(10 * mss, max(2 * mss, 14600))
+
+
+def _optional_model(model: type[_Model], name: str) -> type[_Model]:
+    """The same fields as `model`, each optional and unset by default."""
+    ns: dict[str, Any] = {"__annotations__": {}}
+    for fname, f in model.model_fields.items():
+        ns["__annotations__"][fname] = Optional[f.rebuild_annotation()]  # type: ignore[attr-defined]
+        ns[fname] = None
+    return types.new_class(name, (_Model,), {}, lambda d: d.update(ns))
+
+
+TcpOverride = _optional_model(Tcp, "TcpOverride")
+
+
+def _window_bytes(w: tuple[str, int], mss: int) -> int:
+    kind, n = w
+    return n * mss if kind == "pkts" else n
+
+
+
+def _core_tcp(t: Tcp) -> dict[str, Any]:
+    return {
+        "cc": t.cc,
+        "mss": t.mss,
+        "header": t.header,
+        "iw_bytes": t.iw_bytes(),
+        "max_window_bytes": _window_bytes(t.window, t.mss),
+        "initial_ssthresh_bytes": None if t.ssthresh is None or t.ssthresh[0] == "bdp" else _window_bytes(t.ssthresh, t.mss),
+        "ssthresh_bdp": t.ssthresh is not None and t.ssthresh[0] == "bdp",
+        "rto_initial_ns": t.rto_initial,
+        "rto_min_ns": t.rto_min,
+        "rto_max_ns": t.rto_max,
+        "granularity_ns": t.clock_granularity,
+        "dupack_threshold": t.dupack_threshold,
+        "max_backoff": t.max_backoff,
+        "abc_limit": t.abc_limit,
+        "delayed_ack": t.delayed_ack,
+        "delack_timeout_ns": t.delack_timeout,
+        "delack_segments": t.delack_segments,
+        "limited_transmit": t.limited_transmit,
+        "idle_restart": t.idle_restart,
+        "sack_blocks": t.sack_blocks,
+        "handshake": t.handshake,
+        "byte_counting": t.byte_counting,
+    }
+

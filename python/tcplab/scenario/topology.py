@@ -1,0 +1,172 @@
+"""``[topology]``: queue disciplines, the dumbbell and explicit topologies,
+and their normalization into the core's explicit list of links."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Optional, Union
+
+from pydantic import BeforeValidator, Field, model_validator
+
+from .fields import Duration, PositiveInt, QueueLimit, Rate, Size, _Model
+
+# ---------------------------------------------------------------- queues
+
+
+class DropTailQueue(_Model):
+    type: Literal["droptail"] = "droptail"
+    limit: QueueLimit = "100pkt"
+    """Packets waiting for the transmitter, not counting the one being sent."""
+
+
+def _queue_shorthand(v: object) -> object:
+    if isinstance(v, (str, int)) and not isinstance(v, bool):
+        return {"type": "droptail", "limit": v}
+    return v
+
+
+class RedQueue(_Model):
+    """Random Early Detection (Floyd and Jacobson 1993). Defaults are ns-2's
+    (thresh_ 5, maxthresh_ 15, linterm_ 10, q_weight_ 0.002, gentle_ true,
+    mean_pktsize_ 500); ns-2 takes the limit from the link's queue-limit."""
+
+    type: Literal["red"]
+    limit: QueueLimit = "100pkt"
+    min_th: Annotated[float, Field(ge=0.0)] = 5.0
+    """Lower threshold of the average queue, packets (bytes with mode = 'bytes')."""
+    max_th: Annotated[float, Field(gt=0.0)] = 15.0
+    max_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.1
+    w_q: Annotated[float, Field(gt=0.0, le=1.0)] = 0.002
+    gentle: bool = True
+    mode: Literal["packets", "bytes"] = "packets"
+    mean_pkt: Size = "500B"
+    """Mean packet size: the idle-time decay of the average, and byte-mode scaling."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "RedQueue":
+        if self.max_th <= self.min_th:
+            raise ValueError(f"max_th ({self.max_th:g}) must be above min_th ({self.min_th:g})")
+        return self
+
+
+Queue = Annotated[Union[DropTailQueue, RedQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
+
+
+# ---------------------------------------------------------------- topology
+
+
+def _as_list(v: object) -> object:
+    return v if isinstance(v, list) else [v]
+
+
+class LinkParams(_Model):
+    rate: Rate
+    delay: Duration = "0s"
+    queue: Queue = "100pkt"
+
+
+class AccessParams(_Model):
+    rate: Rate = "100Mbps"
+    delay: Annotated[list[Duration], BeforeValidator(_as_list)] = "1ms"
+    """One delay for every host, or a list with one delay per host."""
+    queue: Queue = "1000pkt"
+
+
+class Dumbbell(_Model):
+    type: Literal["dumbbell"]
+    left: PositiveInt = 1
+    """Hosts s0..s{left-1} on the left of router r0."""
+    right: PositiveInt = 1
+    """Hosts k0..k{right-1} on the right of router r1."""
+    bottleneck: LinkParams = {"rate": "10Mbps", "delay": "20ms"}  # type: ignore[assignment]
+    left_access: AccessParams = {}  # type: ignore[assignment]
+    right_access: AccessParams = {}  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _delays_match_hosts(self) -> "Dumbbell":
+        for side, n in (("left_access", self.left), ("right_access", self.right)):
+            d = getattr(self, side).delay
+            if len(d) not in (1, n):
+                raise ValueError(f"{side}.delay lists {len(d)} delays for {n} hosts; give one delay or exactly {n}")
+        return self
+
+    def nodes(self) -> list[str]:
+        return [f"s{i}" for i in range(self.left)] + ["r0", "r1"] + [f"k{i}" for i in range(self.right)]
+
+
+class LinkOverride(_Model):
+    rate: Optional[Rate] = None
+    delay: Optional[Duration] = None
+    queue: Optional[Queue] = None
+
+
+class ExplicitLink(_Model):
+    src: str = Field(alias="from")
+    dst: str = Field(alias="to")
+    rate: Rate
+    delay: Duration = "0s"
+    queue: Queue = "100pkt"
+    duplex: bool = True
+    """Also create the link in the other direction."""
+    reverse: Optional[LinkOverride] = None
+    """Settings of the reverse direction that differ from this one."""
+
+
+class Explicit(_Model):
+    type: Literal["explicit"]
+    nodes: Annotated[list[str], Field(min_length=2)]
+    links: Annotated[list[ExplicitLink], Field(min_length=1)]
+
+    def node_list(self) -> list[str]:
+        return list(self.nodes)
+
+
+Topology = Annotated[Union[Dumbbell, Explicit], Field(discriminator="type")]
+
+
+def _core_queue(q: Union[DropTailQueue, RedQueue]) -> dict[str, Any]:
+    kind, n = q.limit
+    out: dict[str, Any] = {"type": q.type, "limit_pkts": n if kind == "pkts" else None, "limit_bytes": n if kind == "bytes" else None}
+    if isinstance(q, RedQueue):
+        out.update(min_th=q.min_th, max_th=q.max_th, max_p=q.max_p, w_q=q.w_q, gentle=q.gentle,
+                   byte_mode=q.mode == "bytes", mean_pkt_bytes=q.mean_pkt)  # fmt: skip
+    return out
+
+
+def _core_link(a: str, b: str, rate: int, delay: int, queue: Any) -> dict[str, Any]:
+    return {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
+
+
+def _core_topology(t: Union[Dumbbell, Explicit]) -> tuple[list[str], list[dict[str, Any]]]:
+    links: list[dict[str, Any]] = []
+    if isinstance(t, Dumbbell):
+        for side, n, router, prefix in (("left_access", t.left, "r0", "s"), ("right_access", t.right, "r1", "k")):
+            acc: AccessParams = getattr(t, side)
+            for i in range(n):
+                d = acc.delay[i] if len(acc.delay) > 1 else acc.delay[0]
+                host = f"{prefix}{i}"
+                if side == "left_access":
+                    links.append(_core_link(host, router, acc.rate, d, acc.queue))
+                    links.append(_core_link(router, host, acc.rate, d, acc.queue))
+                else:
+                    links.append(_core_link(router, host, acc.rate, d, acc.queue))
+                    links.append(_core_link(host, router, acc.rate, d, acc.queue))
+            if side == "left_access":
+                b = t.bottleneck
+                links.append(_core_link("r0", "r1", b.rate, b.delay, b.queue))
+                links.append(_core_link("r1", "r0", b.rate, b.delay, b.queue))
+        return t.nodes(), links
+    for link in t.links:
+        links.append(_core_link(link.src, link.dst, link.rate, link.delay, link.queue))
+        if link.duplex:
+            r = link.reverse or LinkOverride()
+            links.append(
+                _core_link(
+                    link.dst,
+                    link.src,
+                    r.rate if r.rate is not None else link.rate,
+                    r.delay if r.delay is not None else link.delay,
+                    r.queue if r.queue is not None else link.queue,
+                )
+            )
+    return t.node_list(), links
+

@@ -1,0 +1,73 @@
+"""The burst workload: N connections opened at one instant, sharing a number
+of bytes evenly, at a fixed start or one drawn per seed from a range."""
+
+from __future__ import annotations
+
+import pytest
+
+import tcplab
+from tcplab.sweep import sweep_from_configs
+
+from .conftest import dumbbell
+
+
+def _burst(**app) -> dict:
+    return dumbbell(bottleneck_rate="2Mbps", bottleneck_delay="70ms", bottleneck_queue="50pkt", access_rate="100Mbps",
+                    tcp={"cc": "sack", "iw": 10, "window": "200pkt"},
+                    apps=[{"type": "burst", "name": "b", "src": "s0", "dst": "k0", **app}])  # fmt: skip
+
+
+def test_every_connection_opens_at_the_same_instant() -> None:
+    f = tcplab.run(_burst(flows=6, total="180kB", start="1.25s")).flows
+    assert len(f) == 6
+    assert set(f.start_s) == {1.25}
+    assert f.completed.all()
+
+
+@pytest.mark.parametrize("flows, total, sizes", [(1, 180_000, [180_000]), (6, 180_000, [30_000] * 6),
+                                                 (4, 10_003, [2501, 2501, 2501, 2500])])  # fmt: skip
+def test_the_total_is_split_evenly(flows: int, total: int, sizes: list[int]) -> None:
+    f = tcplab.run(_burst(flows=flows, total=f"{total}B")).flows
+    assert list(f.bytes) == sizes
+    assert list(f.bytes_delivered) == sizes
+
+
+def test_size_is_per_connection() -> None:
+    f = tcplab.run(_burst(flows=3, size="20kB")).flows
+    assert list(f.bytes) == [20_000] * 3
+
+
+def test_a_start_range_is_drawn_per_seed() -> None:
+    starts = {}
+    for seed in range(1, 41):
+        f = tcplab.run(_burst(flows=2, total="20kB", start={"type": "uniform", "min": "2s", "max": "4s"}), seed=seed).flows
+        assert f.start_s.nunique() == 1, "both connections open together"
+        starts[seed] = float(f.start_s.iloc[0])
+    assert all(2.0 <= s <= 4.0 for s in starts.values())
+    assert len(set(starts.values())) == 40
+    # Uniform on [2, 4]: mean 3, standard error of 40 draws 0.09; allow 4 of them.
+    assert abs(sum(starts.values()) / 40 - 3.0) < 0.37
+    again = tcplab.run(_burst(flows=2, total="20kB", start={"type": "uniform", "min": "2s", "max": "4s"}), seed=7).flows
+    assert float(again.start_s.iloc[0]) == starts[7]
+
+
+def test_each_replication_of_a_sweep_draws_its_own_start(tmp_path) -> None:
+    doc = _burst(flows=2, total="20kB", start={"type": "uniform", "min": "1s", "max": "3s"})
+    sw = sweep_from_configs("b", str(tmp_path / "s.duckdb"), [({"n": 2}, doc)], replications=5)
+    from tcplab.sweep import execute
+
+    starts = [float(execute(r.core_json)["tables"]["flows"].start_s.iloc[0]) for r in sw.runs]
+    assert len(set(starts)) == 5 and all(1.0 <= s <= 3.0 for s in starts)
+
+
+@pytest.mark.parametrize("app, field, text", [
+    ({"flows": 2, "size": "1kB", "total": "2kB"}, "apps[0]", "give size (bytes per connection) or total (bytes split evenly), not both"),
+    ({"flows": 0, "total": "2kB"}, "apps[0].flows", "greater than or equal to 1"),
+    ({"flows": 3, "total": "2B"}, "apps[0]", "at least one byte"),
+    ({"start": {"type": "uniform", "min": "3s", "max": "2s"}}, "apps[0].start", "min (3s) must not exceed max (2s)"),
+    ({"start": {"type": "uniform", "min": "1s", "mx": "2s"}}, "apps[0].start", "unknown field(s) mx"),
+])  # fmt: skip
+def test_bad_bursts_name_their_field(app: dict, field: str, text: str) -> None:
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(_burst(**app))
+    assert any(p.field == field and text in p.message for p in e.value.problems), e.value.problems
