@@ -151,8 +151,8 @@ def run_measured(cmd: list[str], stdin_text: str | None) -> tuple[str, float, fl
     return out, wall, ru.ru_maxrss / 1024.0
 
 
-def run_tcplab(case: dict) -> Sample:
-    out, wall, rss = run_measured([sys.executable, "-c", TCPLAB_CHILD], json.dumps(tcplab_scenario(**case)))
+def run_tcplab(case: dict, python: str = sys.executable) -> Sample:
+    out, wall, rss = run_measured([python, "-c", TCPLAB_CHILD], json.dumps(tcplab_scenario(**case)))
     d = json.loads(out.strip().splitlines()[-1])
     return Sample(d["departed"], d["loop_s"], wall, rss)
 
@@ -179,6 +179,8 @@ def main() -> int:
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
     ap.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    ap.add_argument("--baseline-python", metavar="PYTHON",
+                    help="also run each case with the tcplab of this interpreter (another build), interleaved, and print this build's speed over it")
     args = ap.parse_args()
     if args.install_ns2 and not args.no_ns2 and shutil.which("ns") is None:
         install_ns2()
@@ -189,10 +191,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as wd:
         for name in args.cases:
             case = CASES[name]
-            ours, theirs = [], []
+            ours, theirs, base = [], [], []
             for _ in range(args.repeat):
                 ours.append(run_tcplab(case))
                 print(f"  {name}: tcplab  {ours[-1].departed:>9} pkts  {ours[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+                if args.baseline_python:
+                    base.append(run_tcplab(case, args.baseline_python))
+                    print(f"  {name}: baseline {base[-1].departed:>8} pkts  {base[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
                 if use_ns2:
                     theirs.append(run_ns2(case, wd))
                     print(f"  {name}: ns-2    {theirs[-1].departed:>9} pkts  {theirs[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
@@ -204,6 +209,9 @@ def main() -> int:
                 "tcplab_rss_mb": max(s.rss_mb for s in ours),
                 "tcplab_process_s": statistics.median(s.process_s for s in ours),
             }
+            if base:
+                row.update(baseline_pps=statistics.median(s.pps for s in base),
+                           baseline_ratio=statistics.median(o.pps / b.pps for o, b in zip(ours, base)))
             if theirs:
                 row.update(
                     ns2_departed=theirs[0].departed,
@@ -223,6 +231,8 @@ def main() -> int:
         line = f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}{r['tcplab_rss_mb']:>8.0f}"
         if use_ns2:
             line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ratio']:>6.1f}x"
+        if "baseline_ratio" in r:
+            line += f" | baseline {r['baseline_pps']:>11,.0f} pkts/s, this build {r['baseline_ratio']:.3f}x"
         print(line)
     print("\npkts/wall s: bottleneck packets departed per wall second of the simulation loop;")
     print("RSS MB: peak resident memory of the whole process (Python and Tcl interpreters included).")
