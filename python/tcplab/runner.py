@@ -14,6 +14,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from .store import Store
 from .sweep import Run, Sweep, execute
 
+#: A finished run: the run, its payload (None if it failed) and its error.
+Outcome = tuple[Run, "dict[str, Any] | None", "str | None"]
+
 
 @dataclass
 class SweepReport:
@@ -24,49 +27,57 @@ class SweepReport:
     interrupted: bool
 
 
-def _local(runs: list[Run], jobs: int) -> Iterator[tuple[Run, dict | None, str | None]]:
-    """Yield (run, payload JSON, error) as runs finish; at most `jobs` in flight."""
+def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
+    """Yield, as runs finish, the batch of (run, payload, error) finished
+    since the last yield. At most max(2 jobs, 16) runs are in flight, so the
+    workers keep busy while the store writes the last batch."""
     if jobs == 1:
         for r in runs:
             try:
-                yield r, execute(r.core_json), None
+                yield [(r, execute(r.core_json), None)]
             except Exception as e:  # noqa: BLE001 - a failed run is recorded, not fatal
-                yield r, None, f"{type(e).__name__}: {e}"
+                yield [(r, None, f"{type(e).__name__}: {e}")]
         return
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"))
     try:
         pending: dict[Any, Run] = {}
         it = iter(runs)
+        depth = max(2 * jobs, 16)
         for r in it:
             pending[pool.submit(execute, r.core_json)] = r
-            if len(pending) >= 2 * jobs:
+            if len(pending) >= depth:
                 break
         while pending:
             finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            batch: list[Outcome] = []
             for f in finished:
                 r = pending.pop(f)
                 err = f.exception()
-                yield r, (None if err else f.result()), (f"{type(err).__name__}: {err}" if err else None)
+                batch.append((r, (None if err else f.result()), (f"{type(err).__name__}: {err}" if err else None)))
                 nxt = next(it, None)
                 if nxt is not None:
                     pending[pool.submit(execute, nxt.core_json)] = nxt
+            yield batch
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _dask(runs: list[Run], scheduler: str) -> Iterator[tuple[Run, dict | None, str | None]]:
+def _dask(runs: list[Run], scheduler: str) -> Iterator[list[Outcome]]:
     from distributed import Client, as_completed
 
     client = Client(scheduler)
     try:
         futures = {client.submit(execute, r.core_json, pure=False, key=f"tcplab-{r.run_id}"): r for r in runs}
-        for f in as_completed(futures):
-            r = futures[f]
-            if f.status == "error":
-                err = f.exception()
-                yield r, None, f"{type(err).__name__}: {err}"
-            else:
-                yield r, f.result(), None
+        for finished in as_completed(futures).batches():
+            batch: list[Outcome] = []
+            for f in finished:
+                r = futures[f]
+                if f.status == "error":
+                    err = f.exception()
+                    batch.append((r, None, f"{type(err).__name__}: {err}"))
+                else:
+                    batch.append((r, f.result(), None))
+            yield batch
     finally:
         client.close()
 
@@ -96,15 +107,16 @@ def run_sweep(
         with Progress(*columns, disable=not progress, transient=False) as bar:
             task = bar.add_task(sweep.name, total=len(todo))
             try:
-                for run, payload, error in stream:
-                    store.write_run(sweep.name, run, payload, error, sweep.traces)
-                    if error:
-                        report.failed += 1
-                    else:
-                        report.done += 1
-                    bar.advance(task)
-                    if on_result:
-                        on_result(run)
+                for batch in stream:
+                    store.write_runs(sweep.name, batch, sweep.traces)
+                    for run, _, error in batch:
+                        if error:
+                            report.failed += 1
+                        else:
+                            report.done += 1
+                        bar.advance(task)
+                        if on_result:
+                            on_result(run)
             except KeyboardInterrupt:
                 report.interrupted = True
             finally:

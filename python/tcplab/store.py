@@ -8,8 +8,10 @@ Tables:
 - ``metrics``: run_id, metric, value: per-run summaries (see :func:`run_metrics`).
 - ``traces``, ``packets``: when the sweep asks for them.
 
-Each run is written in its own transaction, so a sweep killed at any moment
-loses at most the runs in flight, and rerunning the sweep skips stored runs.
+Finished runs are written whole, in one transaction with whatever else has
+finished since the last write, so a sweep killed at any moment loses at most
+the runs in flight (running, or finished and waiting for that write), and
+rerunning the sweep skips stored runs.
 """
 
 from __future__ import annotations
@@ -111,7 +113,10 @@ class Store:
     def _insert_df(self, table: str, df: pd.DataFrame) -> None:
         if df.empty:
             return
-        self.con.register("_df", df)
+        import pyarrow as pa
+
+        # DuckDB reads Arrow natively; a pandas frame costs it a slow scan per insert.
+        self.con.register("_df", pa.Table.from_pandas(df, preserve_index=False))
         try:
             if table not in self._tables:
                 self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM _df")
@@ -121,33 +126,50 @@ class Store:
         finally:
             self.con.unregister("_df")
 
+    def _insert_rows(self, table: str, rows: list[tuple]) -> None:
+        """Insert rows in one statement."""
+        width = len(rows[0])
+        marks = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
+        self.con.execute(f"INSERT INTO {table} VALUES {marks}", [v for r in rows for v in r])
+
     def write_run(self, sweep: str, run: Any, payload: dict[str, Any] | None, error: str | None, traces: bool) -> None:
         """Write one run, all of it or nothing, in one transaction."""
+        self.write_runs(sweep, [(run, payload, error)], traces)
+
+    def write_runs(self, sweep: str, done: list[tuple[Any, dict[str, Any] | None, str | None]], traces: bool) -> None:
+        """Write finished runs, each (run, payload, error), all of them or
+        none, in one transaction: a run is stored whole or not at all."""
+        import pandas as pd
+
         self.con.execute("BEGIN TRANSACTION")
         try:
-            self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
-            for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
-                if t in self._tables:
-                    self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
-            if payload is not None:
-                eng = payload["engine"]
-                row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "ok", None,
-                       payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]]  # fmt: skip
-                names = ("flows", "links", "pages") + (("traces", "packets") if traces else ())
-                for table in names:
-                    df = payload["tables"][table]
-                    if len(df):
-                        df = df.copy()
-                        df.insert(0, "run_id", run.run_id)
-                        self._insert_df(table, df)
-                m = payload["metrics"]
-                self.con.executemany("INSERT INTO metrics VALUES (?, ?, ?)", [[run.run_id, k, v] for k, v in m.items()])
-            else:
-                row = [run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True), "error", error,
-                       None, None, None, None]  # fmt: skip
-            if run.factors:
-                self.con.executemany("INSERT INTO factors VALUES (?, ?, ?)", [[run.run_id, k, json.dumps(v)] for k, v in run.factors.items()])
-            self.con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            frames: dict[str, list[pd.DataFrame]] = {}
+            metrics, factors, runs = [], [], []
+            for run, payload, error in done:
+                # Only a run already stored (a failed one, run again) has rows
+                # to replace; the primary key answers that without scanning.
+                if self.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run.run_id]).fetchone():
+                    self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
+                    for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
+                        if t in self._tables:
+                            self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
+                head = (run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True))
+                if payload is not None:
+                    eng = payload["engine"]
+                    runs.append(head + ("ok", None, payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]))
+                    for table in ("flows", "links", "pages") + (("traces", "packets") if traces else ()):
+                        df = payload["tables"][table]
+                        if len(df):
+                            frames.setdefault(table, []).append(df.assign(run_id=run.run_id)[["run_id", *df.columns]])
+                    metrics += [(run.run_id, k, v) for k, v in payload["metrics"].items()]
+                else:
+                    runs.append(head + ("error", error, None, None, None, None))
+                factors += [(run.run_id, k, json.dumps(v)) for k, v in run.factors.items()]
+            for table, dfs in frames.items():
+                self._insert_df(table, pd.concat(dfs, ignore_index=True) if len(dfs) > 1 else dfs[0])
+            for table, rows in (("metrics", metrics), ("factors", factors), ("runs", runs)):
+                if rows:
+                    self._insert_rows(table, rows)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
