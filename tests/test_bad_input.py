@@ -23,7 +23,7 @@ CASES = [
      "topology.bottleneck.rate = '2Mbs': unknown unit 'Mbs': expected a rate such as '1.5Mbps', '10Gbps', '64kbps' (units: bps, kbps, Mbps, Gbps, Tbps)"),
     ({"topology.bottleneck.delay": "-5ms"},
      "topology.bottleneck.delay = '-5ms': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
-    ({"topology.type": "star"}, "topology.type = 'star': unknown type; allowed: 'dumbbell', 'explicit'"),
+    ({"topology.type": "star"}, "topology.type = 'star': unknown type; allowed: 'dumbbell', 'explicit', 'wireless'"),
     ({"tcp.cc": "vegas"}, "tcp.cc = 'vegas': not allowed; allowed values: 'tahoe', 'reno', 'newreno', 'sack', 'highspeed' or 'cubic'"),
     ({"tcp.iw": 0}, "tcp.iw = 0: expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; it must be at least 1"),
     ({"topology.bottleneck.queue": "lots"},

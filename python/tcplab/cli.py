@@ -196,7 +196,7 @@ def _print_df(df: Any, title: str) -> None:
 
 
 @main.command("reproduce")
-@click.argument("study", type=click.Choice(["rfc2415"]))
+@click.argument("study", type=click.Choice(["rfc2415", "iw10"]))
 @click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (about a minute on 2 cores).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out).")
@@ -205,10 +205,11 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     """Reproduce a classic study: its tables next to the published ones,
     figures, CSVs and a Markdown report. Results go through the sweep
     machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs."""
-    from .studies import rfc2415
+    import importlib
 
-    rfc2415.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet,
-                      console=Console(width=None if sys.stdout.isatty() else 180))  # fmt: skip
+    mod = importlib.import_module(f".studies.{study}", __package__)
+    mod.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet,
+                  console=Console(width=None if sys.stdout.isatty() else 180))  # fmt: skip
 
 
 @main.command("export")

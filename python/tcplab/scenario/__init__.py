@@ -17,9 +17,9 @@ from .apps import BulkApp, BurstApp, RepeatApp, WebApp
 from .loading import apply_overrides, load, parse_override_value, read_toml, validate
 from .model import Scenario, Sim
 from .tcp import Tcp
-from .topology import Dumbbell, Explicit
+from .topology import WIRELESS_PROFILES, Dumbbell, Explicit, Wireless
 
 __all__ = [
-    "Scenario", "Sim", "Tcp", "Dumbbell", "Explicit", "BulkApp", "RepeatApp", "WebApp", "BurstApp",
+    "Scenario", "Sim", "Tcp", "Dumbbell", "Explicit", "Wireless", "WIRELESS_PROFILES", "BulkApp", "RepeatApp", "WebApp", "BurstApp",
     "load", "validate", "apply_overrides", "read_toml", "parse_override_value",
 ]  # fmt: skip

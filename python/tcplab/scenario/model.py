@@ -13,7 +13,7 @@ from .apps import App, BulkApp, RepeatApp, WebApp, core_app
 from .fields import DurationOrNone, NonNegInt, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
-from .topology import Dumbbell, Explicit, Topology, _core_topology
+from .topology import Dumbbell, Explicit, Topology, Wireless, _core_topology
 
 # ---------------------------------------------------------------- [sim]
 
@@ -37,7 +37,7 @@ class Scenario(_Model):
 
     def node_names(self) -> list[str]:
         t = self.topology
-        return t.nodes() if isinstance(t, Dumbbell) else t.node_list()
+        return t.nodes() if isinstance(t, (Dumbbell, Wireless)) else t.node_list()
 
     def app_name(self, i: int) -> str:
         return self.apps[i].name or f"app{i}"

@@ -120,7 +120,75 @@ class Explicit(_Model):
         return list(self.nodes)
 
 
-Topology = Annotated[Union[Dumbbell, Explicit], Field(discriminator="type")]
+#: Wireless link profiles (Järvinen et al., IETF 78, 2010): rate, one-way
+#: propagation delay, and the "large" buffer the study used (none for LTE).
+WIRELESS_PROFILES = {
+    "edge": {"rate": "160kbps", "delay": "250ms", "large": "50pkt"},
+    "hspa": {"rate": "2Mbps", "delay": "70ms", "large": "50pkt"},
+    "lte": {"rate": "50Mbps", "delay": "15ms", "large": None},
+}
+
+
+def wireless_bdp_packets(rate_bps: int, delay_ns: int) -> int:
+    """The study's buffer of one BDP: rate times the round trip of the
+    wireless link alone (2 x its one-way delay), in 1500-byte packets,
+    rounded up (EDGE 6.7 -> 7, HSPA 23.3 -> 24, LTE 125)."""
+    bits = rate_bps * 2 * delay_ns
+    per_packet = 1500 * 8 * 10**9
+    return -(-bits // per_packet)
+
+
+def _buffer(v: object) -> object:
+    if isinstance(v, str) and v.strip().lower() in ("bdp", "large"):
+        return v.strip().lower()
+    return v
+
+
+class Wireless(_Model):
+    """Servers s0..s{servers-1} reach gateway gw over the Internet side; gw
+    reaches the mobile client m0 over a wireless link of one profile. The
+    wireless link carries data to m0 (its buffer is the profile's) and ACKs
+    back (a large buffer). No wireless errors or allocation delays are modelled."""
+
+    type: Literal["wireless"]
+    profile: Literal["edge", "hspa", "lte"]
+    buffer: Annotated[Union[Literal["bdp", "large"], Queue], BeforeValidator(_buffer)] = "bdp"
+    """'bdp' (rate x 2 x delay in 1500-byte packets, rounded up), 'large' (50 packets; EDGE and HSPA), or a queue."""
+    servers: PositiveInt = 1
+    rate: Optional[Rate] = None
+    """The wireless link's rate; default: the profile's."""
+    delay: Optional[Duration] = None
+    """The wireless link's one-way delay; default: the profile's."""
+    internet_rate: Rate = "100Mbps"
+    internet_delay: Duration = "11ms"
+    """One-way delay between the servers and the wireless link."""
+
+    @model_validator(mode="after")
+    def _large_exists(self) -> "Wireless":
+        if self.buffer == "large" and WIRELESS_PROFILES[self.profile]["large"] is None:
+            raise ValueError(f"profile '{self.profile}' has no large buffer in the study (BDP only); give buffer = 'bdp' or a limit such as '933pkt'")
+        return self
+
+    def nodes(self) -> list[str]:
+        return [f"s{i}" for i in range(self.servers)] + ["gw", "m0"]
+
+    def wireless_link(self) -> tuple[int, int, Any]:
+        """(rate, one-way delay, downlink queue) of the wireless link."""
+        from .. import units
+
+        prof = WIRELESS_PROFILES[self.profile]
+        rate = self.rate if self.rate is not None else units.parse_rate(prof["rate"])
+        delay = self.delay if self.delay is not None else units.parse_duration(prof["delay"])
+        if self.buffer == "bdp":
+            queue: Any = DropTailQueue(limit=f"{wireless_bdp_packets(rate, delay)}pkt")
+        elif self.buffer == "large":
+            queue = DropTailQueue(limit=prof["large"])
+        else:
+            queue = self.buffer
+        return rate, delay, queue
+
+
+Topology = Annotated[Union[Dumbbell, Explicit, Wireless], Field(discriminator="type")]
 
 
 def _core_queue(q: Union[DropTailQueue, RedQueue]) -> dict[str, Any]:
@@ -136,8 +204,17 @@ def _core_link(a: str, b: str, rate: int, delay: int, queue: Any) -> dict[str, A
     return {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
 
 
-def _core_topology(t: Union[Dumbbell, Explicit]) -> tuple[list[str], list[dict[str, Any]]]:
+def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], list[dict[str, Any]]]:
     links: list[dict[str, Any]] = []
+    if isinstance(t, Wireless):
+        big = DropTailQueue(limit="1000pkt")
+        for i in range(t.servers):
+            links.append(_core_link(f"s{i}", "gw", t.internet_rate, t.internet_delay, big))
+            links.append(_core_link("gw", f"s{i}", t.internet_rate, t.internet_delay, big))
+        rate, delay, queue = t.wireless_link()
+        links.append(_core_link("gw", "m0", rate, delay, queue))
+        links.append(_core_link("m0", "gw", rate, delay, big))
+        return t.nodes(), links
     if isinstance(t, Dumbbell):
         for side, n, router, prefix in (("left_access", t.left, "r0", "s"), ("right_access", t.right, "r1", "k")):
             acc: AccessParams = getattr(t, side)

@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .common import check_lines, finish, md_table, print_table, run_configs
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -469,15 +471,6 @@ def figures(t: dict[str, "pd.DataFrame"], out_dir: "Path") -> list["Path"]:
     return paths
 
 
-def _md_table(df: "pd.DataFrame", floatfmt: str = ".2f") -> str:
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in df.itertuples(index=False):
-        cells = [format(v, floatfmt) if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
 def _view(name: str, t: "pd.DataFrame") -> "pd.DataFrame":
     """The columns printed for each table (ours, the RFC's, the difference)."""
     if name in ("table1", "table4"):
@@ -499,16 +492,8 @@ TITLES = {
 
 
 def print_tables(t: dict[str, "pd.DataFrame"], console: Any) -> None:
-    from rich.table import Table
-
     for name, title in TITLES.items():
-        df = _view(name, t[name])
-        tab = Table(title=title, title_justify="left")
-        for c in df.columns:
-            tab.add_column(str(c), justify="right")
-        for row in df.itertuples(index=False):
-            tab.add_row(*[f"{v:.2f}" if isinstance(v, float) else str(v) for v in row])
-        console.print(tab)
+        print_table(console, title, _view(name, t[name]))
 
 
 def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], meta: dict[str, Any], figs: list["Path"]) -> str:
@@ -558,11 +543,10 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
         "## Acceptance checks",
         "",
     ]
-    for name, ok, detail in results:
-        lines.append(f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})")
+    lines += check_lines(results)
     lines += ["", "## Tables", ""]
     for name, title in TITLES.items():
-        lines += [f"### {title}", "", _md_table(_view(name, t[name])), ""]
+        lines += [f"### {title}", "", md_table(_view(name, t[name])), ""]
     lines += ["## Figures", ""]
     for p in figs:
         lines += [f"![{p.stem}]({p.name})", ""]
@@ -596,34 +580,16 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
 def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "rfc2415-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
     """Run the whole study (or its quick form), print Tables 1-6 against the
     RFC's, and write CSVs, Figures 1-4 and a Markdown report into `out`."""
-    import time
-
     from rich.console import Console
-
-    from ..runner import run_sweep
-    from ..sweep import sweep_from_configs
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    store = str(out_dir / "rfc2415.duckdb")
-    name = f"rfc2415-{'quick' if quick else 'full'}"
-    t0 = time.perf_counter()
-    sw = sweep_from_configs(name, store, configurations(mode["duration"]), mode["replications"], seed=1)
-    rep = run_sweep(sw, jobs=jobs, progress=progress)
-    wall = time.perf_counter() - t0
-    per = per_run(store, name)
+    run = run_configs("rfc2415", configurations(mode["duration"]), mode["replications"], quick, out, jobs, progress)
+    per = per_run(run.store, run.sweep)
     t = tables(per)
     results = checks(t, per)
     print_tables(t, console)
-    for n, df in t.items():
-        df.to_csv(out_dir / f"{n}.csv", index=False)
-    figs = figures(t, out_dir)
+    figs = figures(t, run.out_dir)
     meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "duration": mode["duration"],
-            "runs": rep.total, "wall_s": wall, "jobs": jobs or "all cores"}  # fmt: skip
-    (out_dir / "report.md").write_text(report(t, results, meta, figs))
-    for label, ok, detail in results:
-        console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {label}: {detail}")
-    console.print(f"{rep.total} runs ({rep.skipped} already stored) in {wall:.1f} s; wrote {out_dir}/report.md, tables as CSV, figure1-4.png")
-    return {"tables": t, "checks": results, "wall_s": wall, "report": out_dir / "report.md"}
+            "runs": run.runs, "wall_s": run.wall_s, "jobs": jobs or "all cores"}  # fmt: skip
+    return finish(run, t, results, lambda: report(t, results, meta, figs), console, figs)

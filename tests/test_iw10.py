@@ -1,0 +1,108 @@
+"""The IW10 study (Järvinen et al. 2010): wireless profiles, per-burst
+metrics, signs, the slides' cells, and a closed form for one flow on EDGE."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+import tcplab
+from tcplab.studies import iw10
+
+
+def _flows(rows: list[tuple[float, float, int]]) -> pd.DataFrame:
+    """Flows as (start_s, end_s, bytes), all completed, no losses."""
+    return pd.DataFrame([{"start_s": s, "end_s": e, "fct_s": e - s, "bytes_delivered": b, "completed": True, "timeouts": 0, "retx_pkts": 0}
+                         for s, e, b in rows])  # fmt: skip
+
+
+def test_burst_metrics_on_hand_built_flows() -> None:
+    # Two flows of 90 kB from 1.0 s: one done at 2.0 s (720 kb/s), one at 3.0 s (360 kb/s).
+    m = iw10.burst_metrics(_flows([(1.0, 2.0, 90_000), (1.0, 3.0, 90_000)]))
+    assert m["elapsed"] == pytest.approx(2.0)
+    # Jain: (720 + 360)^2 / (2 (720^2 + 360^2)) = 0.9.
+    assert m["fair_within"] == pytest.approx(0.9)
+    assert m["longest_tput"] == pytest.approx(360_000)
+    # Fairness between bursts: Jain of the two bursts' longest flows.
+    other = iw10.burst_metrics(_flows([(1.5, 4.5, 90_000), (1.5, 3.0, 90_000)]))
+    assert other["longest_tput"] == pytest.approx(240_000)
+    assert iw10.jain([m["longest_tput"], other["longest_tput"]]) == pytest.approx(600**2 / (2 * (360**2 + 240**2)))
+
+
+def test_an_unfinished_burst_has_no_elapsed_time_and_one_flow_no_fairness() -> None:
+    f = _flows([(0.0, 1.0, 1000), (0.0, 2.0, 1000)])
+    f.loc[1, ["completed", "end_s", "fct_s"]] = [False, math.nan, math.nan]
+    assert math.isnan(iw10.burst_metrics(f)["elapsed"])
+    assert math.isnan(iw10.burst_metrics(_flows([(0.0, 1.0, 1000)]))["fair_within"])
+
+
+@pytest.mark.parametrize("iw3, iw10_, metric, s", [
+    (10.0, 9.4, "elapsed", "+"), (10.0, 9.6, "elapsed", "0"), (10.0, 10.6, "elapsed", "-"),
+    (0.90, 0.93, "fair_within", "+"), (0.90, 0.91, "fair_within", "0"), (0.90, 0.85, "fair_between", "-"),
+])  # fmt: skip
+def test_signs_use_the_stated_noise_bands(iw3: float, iw10_: float, metric: str, s: str) -> None:
+    assert iw10.sign(iw3, iw10_, metric) == s
+
+
+def test_the_slides_cells_are_transcribed() -> None:
+    cells = iw10.slides_signs()
+    assert len(cells) == 42
+    assert sum(c["signs"] in ("+++", "---") for c in cells) == 29
+    assert all(len(c["signs"]) == 3 and set(c["signs"]) <= {"+", "-"} for c in cells)
+    assert {"table": "elapsed", "workload": "bulk+n", "burst": "later", "profile": "hspa", "buffer": "bdp", "n": 18, "signs": "+++"} in cells
+
+
+def test_every_case_and_the_later_start_range() -> None:
+    cfg = iw10.configurations()
+    assert len(cfg) == 2 * 5 * 4 * 2
+    levels, sc = next((lv, s) for lv, s in cfg if lv == {"workload": "n+n", "profile": "hspa", "buffer": "bdp", "n": 6, "iw": 10})
+    later = sc["apps"][1]
+    assert (later["flows"], later["total"]) == (6, "180kB")
+    # 1 to 3 base round trips of 2 x (11 + 70) ms.
+    assert (later["start"]["min"], later["start"]["max"]) == ("0.162000s", "0.486000s")
+    res = tcplab.run(sc, seed=3).flows
+    assert res.start_s.nunique() == 2 and 0.162 <= res[res.app == "later"].start_s.iloc[0] <= 0.486
+
+
+def _edge_closed_form(iw: int) -> float:
+    """Completion of one 180 kB flow on an idle EDGE path, packet by packet:
+    segment i leaves the server at 0 (i < IW) or when the ACK of segment
+    (i - IW) // 2 returns (slow start with byte counting: each ACK of a full
+    segment releases two); every link is FIFO; the receiver ACKs every segment."""
+    mss, hdr, total = 1460, 40, 180_000
+    sizes = [mss] * (total // mss) + ([total % mss] if total % mss else [])
+    ser = lambda bytes_, rate: (bytes_ + hdr) * 8 / rate  # noqa: E731
+    ack_back = ser(0, 160e3) + 0.250 + ser(0, 100e6) + 0.011  # uplink 2 ms + 250 ms, then 3.2 us + 11 ms
+    acc_end = wl_end = up_end = 0.0
+    ack_at: list[float] = []
+    arrive = 0.0
+    for i, b in enumerate(sizes):
+        send = 0.0 if i < iw else ack_at[(i - iw) // 2]
+        acc_end = max(send, acc_end) + ser(b, 100e6)
+        wl_end = max(acc_end + 0.011, wl_end) + ser(b, 160e3)
+        arrive = wl_end + 0.250
+        up_end = max(arrive, up_end) + ser(0, 160e3)
+        ack_at.append(up_end - ser(0, 160e3) + ack_back)
+    return arrive
+
+
+@pytest.mark.parametrize("iw", [3, 10])
+def test_one_flow_on_an_idle_edge_link_matches_the_closed_form(iw: int) -> None:
+    sc = {
+        "sim": {"duration": "none"},
+        "topology": {"type": "wireless", "profile": "edge", "buffer": "1000pkt"},
+        "tcp": {**iw10.TCP, "iw": iw, "delayed_ack": False},
+        "apps": [{"type": "bulk", "src": "s0", "dst": "m0", "size": "180kB"}],
+    }
+    fct = float(tcplab.run(sc).flows.fct_s.iloc[0])
+    assert fct == pytest.approx(_edge_closed_form(iw), abs=1e-6)
+
+
+def test_iw10_saves_the_first_round_trips_on_edge() -> None:
+    # 180 kB at 160 kb/s is 9.3 s of serialization (124 packets of 75 ms).
+    # Slow start keeps the link busy after a few round trips either way; IW10
+    # saves one of the 522 ms round trips IW3 spends idle: 10.03 s against 9.51 s.
+    assert _edge_closed_form(3) == pytest.approx(10.0324, abs=1e-4)
+    assert _edge_closed_form(3) - _edge_closed_form(10) == pytest.approx(0.5232, abs=1e-4)
