@@ -60,10 +60,10 @@ def test_every_case_and_the_later_start_range() -> None:
     levels, sc = next((lv, s) for lv, s in cfg if lv == {"workload": "n+n", "profile": "hspa", "buffer": "bdp", "n": 6, "iw": 10})
     later = sc["apps"][1]
     assert (later["flows"], later["total"]) == (6, "180kB")
-    # 1 to 3 base round trips of 2 x (11 + 70) ms.
-    assert (later["start"]["min"], later["start"]["max"]) == ("0.162000s", "0.486000s")
+    # 2 to 6 base round trips of 2 x (11 + 70) ms.
+    assert (later["start"]["min"], later["start"]["max"]) == ("0.324000s", "0.972000s")
     res = tcplab.run(sc, seed=3).flows
-    assert res.start_s.nunique() == 2 and 0.162 <= res[res.app == "later"].start_s.iloc[0] <= 0.486
+    assert res.start_s.nunique() == 2 and 0.324 <= res[res.app == "later"].start_s.iloc[0] <= 0.972
 
 
 def _edge_closed_form(iw: int) -> float:

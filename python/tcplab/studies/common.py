@@ -35,15 +35,16 @@ class StudyRun:
 
 
 def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, quick: bool,
-                out: str | Path, jobs: int | None, progress: bool) -> StudyRun:  # fmt: skip
-    """Run (factor levels, scenario) pairs, `replications` times each, into OUT/STUDY.duckdb."""
+                out: str | Path, jobs: int | None, progress: bool, variant: str = "") -> StudyRun:  # fmt: skip
+    """Run (factor levels, scenario) pairs, `replications` times each, into
+    OUT/STUDY.duckdb, as the sweep STUDY-quick or STUDY-full (plus `variant`)."""
     from ..runner import run_sweep
     from ..sweep import sweep_from_configs
 
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     store = str(out_dir / f"{study}.duckdb")
-    name = f"{study}-{'quick' if quick else 'full'}"
+    name = f"{study}-{'quick' if quick else 'full'}{variant}"
     t0 = time.perf_counter()
     sw = sweep_from_configs(name, store, configs, replications, seed=1)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
