@@ -137,6 +137,36 @@ def test_resume_after_sigkill(tmp_path) -> None:
     assert_same(snapshot(tmp_path / "results.duckdb"), snapshot(tmp_path / "clean.duckdb"))
 
 
+def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
+    import time
+
+    import psutil
+
+    path = write_sweep(tmp_path, duration="600s", reps=4)
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "2", "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        parent = psutil.Process(proc.pid)
+        deadline = time.monotonic() + 60
+        workers: list[psutil.Process] = []
+        while time.monotonic() < deadline:
+            workers = parent.children(recursive=True)
+            if len(workers) >= 2:
+                break
+            time.sleep(0.1)
+        assert len(workers) >= 2, "the sweep's workers did not start"
+        time.sleep(1.0)
+        workers = parent.children(recursive=True)
+        os.kill(proc.pid, signal.SIGKILL)  # the sweep alone, not its process group
+        proc.wait()
+        _, alive = psutil.wait_procs(workers, timeout=5)
+        assert not alive, f"{len(alive)} worker(s) outlived the sweep by 5 s"
+    finally:
+        for p in psutil.Process().children(recursive=True):
+            if p.pid != proc.pid:
+                p.kill()
+
+
 @pytest.mark.parametrize(
     "factors,message",
     [

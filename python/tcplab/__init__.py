@@ -8,7 +8,7 @@
 
 from ._core import __version__
 from .api import Result, run
-from .errors import FieldProblem, ScenarioError, SimulationError, TcplabError
+from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, TcplabError
 from .scenario import Scenario, load
 
 __all__ = [
@@ -20,5 +20,6 @@ __all__ = [
     "TcplabError",
     "ScenarioError",
     "SimulationError",
+    "InternalError",
     "FieldProblem",
 ]

@@ -2,7 +2,10 @@
 
 __version__: str
 
-class CoreScenarioError(Exception): ...
+class CoreScenarioError(Exception):
+    """args: (field or None, message)."""
+
+class CorePanic(Exception): ...
 
 def run_json(scenario: str) -> str:
     """Run a normalized scenario given as JSON text; return the results as JSON text."""

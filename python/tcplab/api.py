@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .errors import SimulationError
+from .errors import FieldProblem, InternalError, ScenarioError
 from .scenario import Scenario, load
 
 #: Fields that measure the machine, not the simulation; they differ between
@@ -100,6 +100,18 @@ _LINK_COLUMNS = [
 ]  # fmt: skip
 
 
+def run_core(core_doc: str, seed: int | None = None) -> str:
+    """Run a normalized scenario in the core: a scenario the core refuses
+    raises :class:`ScenarioError` naming the field, a panic :class:`InternalError`."""
+    try:
+        return _core.run_json(core_doc)
+    except _core.CoreScenarioError as e:
+        field, message = e.args
+        raise ScenarioError([FieldProblem(field or "scenario", message)]) from None
+    except _core.CorePanic as e:
+        raise InternalError(str(e), core_doc, json.loads(core_doc).get("seed") if seed is None else seed) from None
+
+
 def run(
     scenario: str | Path | dict[str, Any] | Scenario,
     overrides: dict[str, Any] | None = None,
@@ -118,8 +130,5 @@ def run(
     else:
         sc = load(scenario, overrides, seed)
     core_doc = json.dumps(sc.to_core())
-    try:
-        out = _core.run_json(core_doc)
-    except _core.CoreScenarioError as e:
-        raise SimulationError(str(e)) from None
+    out = run_core(core_doc, sc.sim.seed)
     return Result(scenario=sc, raw=json.loads(out))

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from . import __version__
 from .api import Result, run
-from .errors import ScenarioError, TcplabError
+from .errors import InternalError, ScenarioError, TcplabError
 from .store import StoreError
 from .scenario import parse_override_value
 
@@ -50,6 +50,13 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
         res = run(scenario, overrides=_parse_sets(sets), seed=seed)
     except ScenarioError as e:
         _fail(str(e))
+        return
+    except InternalError as e:
+        import tempfile
+
+        with tempfile.NamedTemporaryFile("w", prefix="tcplab-internal-error-", suffix=".json", delete=False) as f:
+            f.write(e.scenario)
+        _fail(f"{e}; the normalized scenario that reproduces it is in {f.name}", 1)
         return
     except TcplabError as e:
         _fail(str(e), 1)

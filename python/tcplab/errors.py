@@ -46,3 +46,13 @@ class ScenarioError(TcplabError):
 
 class SimulationError(TcplabError):
     """The core refused or failed to run a scenario that passed validation."""
+
+
+class InternalError(TcplabError):
+    """tcplab itself failed (a panic in the core): a bug. ``scenario`` (the
+    normalized scenario, JSON text) and ``seed`` reproduce it."""
+
+    def __init__(self, message: str, scenario: str, seed: int):
+        self.scenario = scenario
+        self.seed = seed
+        super().__init__(f"internal error in the simulator (a bug in tcplab, please report it): {message}; seed {seed}")

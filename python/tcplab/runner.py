@@ -27,6 +27,32 @@ class SweepReport:
     interrupted: bool
 
 
+def _die_with_parent(parent: int) -> None:
+    """A worker's initializer: exit when the sweep that started it is gone,
+    even if it was killed with SIGKILL. On Linux the kernel sends this worker
+    SIGKILL when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and in
+    case the parent died before that was set, a thread watches the parent."""
+    import threading
+    import time
+
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=watch, daemon=True, name="tcplab-parent-watch").start()
+
+
 def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
     """Yield, as runs finish, the batch of (run, payload, error) finished
     since the last yield. At most max(2 jobs, 16) runs are in flight, so the
@@ -38,7 +64,7 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
             except Exception as e:  # noqa: BLE001 - a failed run is recorded, not fatal
                 yield [(r, None, f"{type(e).__name__}: {e}")]
         return
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
         pending: dict[Any, Run] = {}
         it = iter(runs)

@@ -148,12 +148,11 @@ def execute(core_json: str) -> dict[str, Any]:
     process that writes the store."""
     import pandas as pd
 
-    from . import _core
-    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS
+    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, run_core
     from .store import run_metrics
 
     t0 = time.perf_counter()
-    out = _core.run_json(core_json)
+    out = run_core(core_json)
     wall = time.perf_counter() - t0
     res = json.loads(out)
     tables = {

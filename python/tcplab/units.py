@@ -58,6 +58,21 @@ def _split(value: object, units: dict[str, int] | tuple[str, ...], help_text: st
     return number, unit
 
 
+#: What the core can represent, with room for sums: rates up to 10 Tb/s,
+#: durations up to 10^8 s (simulated time is a u64 count of nanoseconds,
+#: 584 years), sizes up to 10^15 bytes, queue limits up to 10^9 packets.
+MAX_RATE = 10**13
+MAX_DURATION = 10**17
+MAX_SIZE = 10**15
+MAX_PACKETS = 10**9
+
+
+def _at_most(v: int, most: int, fmt, what: str) -> int:
+    if v > most:
+        raise ValueError(f"{what} out of range: at most {fmt(most)}")
+    return v
+
+
 def _to_int(x: Decimal, what: str) -> int:
     if x < 0:
         raise ValueError(f"{what} must not be negative")
@@ -70,19 +85,19 @@ def parse_rate(value: object) -> int:
     bps = _to_int(number * RATE_UNITS[unit or "bps"], "a rate")
     if bps <= 0:
         raise ValueError("a rate must be positive")
-    return bps
+    return _at_most(bps, MAX_RATE, format_rate, "rate")
 
 
 def parse_duration(value: object) -> int:
     """Nanoseconds; a bare number is in seconds."""
     number, unit = _split(value, DURATION_UNITS, DURATION_HELP)
-    return _to_int(number * DURATION_UNITS[unit or "s"], "a duration")
+    return _at_most(_to_int(number * DURATION_UNITS[unit or "s"], "a duration"), MAX_DURATION, format_duration, "duration")
 
 
 def parse_size(value: object) -> int:
     """Bytes; a bare number is in bytes."""
     number, unit = _split(value, SIZE_UNITS, SIZE_HELP)
-    return _to_int(number * SIZE_UNITS[unit or "B"], "a size")
+    return _at_most(_to_int(number * SIZE_UNITS[unit or "B"], "a size"), MAX_SIZE, format_size, "size")
 
 
 def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
@@ -90,14 +105,16 @@ def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
     if isinstance(value, str):
         m = re.fullmatch(r"\s*([0-9]+)\s*(pkt|pkts|packets)\s*", value)
         if m:
-            return "pkts", int(m.group(1))
+            return "pkts", _at_most(int(m.group(1)), MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise ValueError(f"expected {help_text}; it must not be negative")
-        return "pkts", value
+        return "pkts", _at_most(value, MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
     try:
         return "bytes", parse_size(value)
-    except ValueError:
+    except ValueError as e:
+        if "out of range" in str(e):
+            raise
         raise ValueError(f"expected {help_text}") from None
 
 

@@ -16,3 +16,22 @@ pub enum Error {
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// The scenario field the error is about, if it names one.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Error::Parse(_) => None,
+            Error::Invalid { field, .. } | Error::NoRoute { field, .. } => Some(field),
+        }
+    }
+
+    /// What is wrong, without the field.
+    pub fn message(&self) -> String {
+        match self {
+            Error::Parse(m) => m.clone(),
+            Error::Invalid { message, .. } => message.clone(),
+            Error::NoRoute { src, dst, .. } => format!("no route from '{src}' to '{dst}'"),
+        }
+    }
+}

@@ -1,12 +1,21 @@
 //! PyO3 bindings of tcplab-core: the private module `tcplab._core`.
 //!
-//! Only glue lives here: the public API is the `tcplab` Python package.
+//! Only glue lives here: the public API is the `tcplab` Python package. A
+//! scenario the core refuses raises `CoreScenarioError(field, message)`; a
+//! panic in the core is caught here and raises `CorePanic(message)`, never
+//! an abort of the interpreter.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
-create_exception!(_core, CoreScenarioError, PyException, "A scenario the core refused.");
+create_exception!(_core, CoreScenarioError, PyException, "A scenario the core refused: args are (field or None, message).");
+create_exception!(_core, CorePanic, PyException, "The core panicked (a bug in tcplab).");
+
+/// Set this environment variable to make the next run panic on purpose, to
+/// test that a panic reaches Python as an exception.
+const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 
 /// Run a normalized scenario (JSON text) and return the results as JSON text.
 ///
@@ -14,21 +23,33 @@ create_exception!(_core, CoreScenarioError, PyException, "A scenario the core re
 #[pyfunction]
 fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
     let owned = scenario.to_owned();
-    let res = py.detach(move || tcplab_core::run_json(&owned));
+    let res = py.detach(move || {
+        catch_unwind(AssertUnwindSafe(|| {
+            if std::env::var_os(PANIC_HOOK).is_some() {
+                panic!("{PANIC_HOOK} is set: a deliberate panic");
+            }
+            tcplab_core::run_json(&owned).and_then(|r| tcplab_core::stats::to_json(&r).map_err(|e| tcplab_core::Error::Parse(e.to_string())))
+        }))
+    });
     match res {
-        Ok(r) => serde_json_string(&r),
-        Err(e) => Err(CoreScenarioError::new_err(e.to_string())),
+        Ok(Ok(json)) => Ok(json),
+        Ok(Err(e)) => Err(CoreScenarioError::new_err((e.field().map(str::to_owned), e.message()))),
+        Err(payload) => {
+            let msg = payload
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| payload.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                .unwrap_or_else(|| "a panic without a message".to_owned());
+            Err(CorePanic::new_err(msg))
+        }
     }
-}
-
-fn serde_json_string(r: &tcplab_core::stats::Results) -> PyResult<String> {
-    tcplab_core::stats::to_json(r).map_err(|e| PyException::new_err(e.to_string()))
 }
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
+    m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

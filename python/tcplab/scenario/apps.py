@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic import PlainSerializer
 
 from .. import units
-from .fields import Duration, NonNegInt, PositiveInt, Size, SizeOrInf, _Model
+from .fields import Duration, HostCount, PositiveInt, Size, SizeOrInf, _Model
 from .tcp import TcpOverride
 
 START_HELP = "a start time such as '2s', or a range { type = 'uniform', min = '2s', max = '4s' } drawn from per seed"
@@ -41,6 +41,9 @@ def _fmt_start(v: tuple[int, int]) -> object:
         return units.format_duration(lo)
     return {"type": "uniform", "min": units.format_duration(lo), "max": units.format_duration(hi)}
 
+
+#: A request is one packet: with 40 bytes of headers it fills at most the largest IPv4 packet.
+Request = Annotated[Size, Field(le=65495)]
 
 #: When an application first acts: a fixed time, or drawn uniformly from a
 #: range with the application's own random stream (so per seed, and so per
@@ -86,7 +89,7 @@ class BulkApp(_Model):
     size: SizeOrInf = "1MB"
     """Bytes to transfer, or 'inf'."""
     start: Start = "0s"
-    request: Size = "0B"
+    request: Request = "0B"
     """Request bytes the client sends when the connection opens (with tcp.handshake)."""
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
@@ -105,7 +108,7 @@ class RepeatApp(_Model):
     """Keep the connection open: with no think time and tcp.handshake, each next
     transfer is a request on it (no new handshake or slow start). Each transfer
     is then also a row of res.pages."""
-    request: Size = "0B"
+    request: Request = "0B"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
 
@@ -176,12 +179,12 @@ class WebApp(_Model):
     """1.0: a connection per object, embedded objects fetched at once after the primary;
     1.1: RFC 2415's rough model, one connection carries the whole page: the embedded
     objects are requested together on it once the primary has arrived."""
-    embedded: NonNegInt = 3
+    embedded: Annotated[int, Field(ge=0, le=10**6)] = 3
     primary: SizeDist = DEFAULT_PRIMARY  # type: ignore[assignment]
     object: SizeDist = DEFAULT_OBJECT  # type: ignore[assignment]
     think: Think = {"type": "uniform", "min": "1s", "max": "5s"}  # type: ignore[assignment]
     """Between the end of a page and the next request (RFC 2415: Uniform(1 s, 5 s))."""
-    request: Size = "250B"
+    request: Request = "250B"
     """Request (URL) bytes per object; 250 B is about the median HTTP request Mah (1997) measured."""
     pages: Optional[PositiveInt] = None
     start: Start = "0s"
@@ -193,14 +196,14 @@ class BurstApp(_Model):
     name: Optional[str] = None
     src: str
     dst: str
-    flows: PositiveInt = 1
+    flows: HostCount = 1
     """Connections opened at the same instant."""
     size: Optional[Size] = None
     """Bytes per connection (default 1MB); or give total."""
     total: Optional[Size] = None
     """Bytes of the whole burst, split evenly (the first total mod flows connections carry a byte more)."""
     start: Start = "0s"
-    request: Size = "0B"
+    request: Request = "0B"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
     @model_validator(mode="after")

@@ -87,8 +87,10 @@ def _fmt_ssthresh(v) -> str:
 
 
 InitialWindow = Annotated[tuple[str, int], BeforeValidator(_parse_iw), PlainSerializer(_fmt_iw)]
-PositiveInt = Annotated[int, Field(ge=1)]
-NonNegInt = Annotated[int, Field(ge=0)]
+#: Counts fit the core's 64-bit integers; counts of hosts, flows or objects have their own, smaller bounds.
+PositiveInt = Annotated[int, Field(ge=1, le=2**63 - 1)]
+NonNegInt = Annotated[int, Field(ge=0, le=2**63 - 1)]
+HostCount = Annotated[int, Field(ge=1, le=10**7)]
 CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 
 

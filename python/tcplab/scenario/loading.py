@@ -196,6 +196,10 @@ def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProbl
             msg = "expected a table"
         elif kind == "list_type":
             msg = "expected a list"
+        elif kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
+            bound = {"less_than_equal": ("at most", "le"), "greater_than_equal": ("at least", "ge"), "less_than": ("below", "lt"),
+                     "greater_than": ("above", "gt")}[kind]  # fmt: skip
+            msg = f"out of range: {bound[0]} {ctx.get(bound[1])}"
         elif kind == "too_short":
             msg = f"needs at least {ctx.get('min_length')} item(s)"
         else:

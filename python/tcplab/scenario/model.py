@@ -7,6 +7,9 @@ from typing import Annotated, Any, Union
 
 from pydantic import Field
 
+#: RFC 7323 section 2.3: a window scale of at most 14.
+MAX_SCALED_WINDOW = 65535 * 2**14
+
 from .. import units
 from ..errors import FieldProblem
 from .apps import App, BulkApp, RepeatApp, WebApp, core_app
@@ -21,7 +24,7 @@ from .topology import Dumbbell, Explicit, Topology, Wireless, _core_topology
 class Sim(_Model):
     duration: DurationOrNone = "none"
     """Stop time. ``"none"``: run until every transfer completes."""
-    seed: NonNegInt = 1
+    seed: Annotated[int, Field(ge=0, le=2**64 - 1)] = 1
 
 
 # ---------------------------------------------------------------- the scenario
@@ -80,6 +83,12 @@ class Scenario(_Model):
             if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
                 where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
                 out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))
+            if tcp.mss + tcp.header > 65535:
+                where = f"apps[{i}].tcp.mss" if a.tcp.mss is not None else "tcp.mss"
+                out.append(FieldProblem(where, f"a segment of mss + header = {tcp.mss + tcp.header} bytes does not fit the largest IPv4 packet (65535 bytes)", units.format_size(tcp.mss), True))
+            if tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > MAX_SCALED_WINDOW:
+                where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
+                out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above {MAX_SCALED_WINDOW} (65535 x 2^14), the largest window RFC 7323's scale 14 allows", _fmt_amount(tcp.window), True))
             if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
                 out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
             if self.sim.duration is None:
@@ -101,7 +110,15 @@ class Scenario(_Model):
         for k, name in enumerate(self.trace.apps):
             if name not in app_names:
                 out.append(FieldProblem(f"trace.apps[{k}]", f"unknown application; allowed: {_short_list(app_names)}", name, True))
-        return out
+        # A global field checked for every application is reported once.
+        seen: set[tuple[str, str, str]] = set()
+        unique = []
+        for p in out:
+            key = (p.field, p.message, repr(p.value))
+            if key not in seen:
+                seen.add(key)
+                unique.append(p)
+        return unique
 
     def link_names(self) -> set[str]:
         _, links = _core_topology(self.topology)

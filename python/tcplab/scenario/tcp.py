@@ -15,8 +15,9 @@ class Tcp(_Model):
     """tahoe, reno, newreno, sack (RFC 6675), highspeed (RFC 3649), cubic (RFC 9438)."""
     iw: InitialWindow = 1
     """Initial window: segments (4), bytes ('4380B'), 'rfc3390' or 'rfc6928'."""
-    mss: Annotated[Size, Field(ge=1)] = "1460B"
-    header: Size = "40B"
+    mss: Annotated[Size, Field(ge=1, le=65495)] = "1460B"
+    """At most 65495 bytes: with 40 bytes of headers, a segment fills the largest IPv4 packet (and TCP's 16-bit MSS option)."""
+    header: Annotated[Size, Field(le=1000)] = "40B"
     """Header bytes on every packet (data and ACK)."""
     window: Window = "64KiB"
     """Maximum (receiver) window: '64KiB' or '1000pkt' (segments of mss)."""
@@ -28,14 +29,14 @@ class Tcp(_Model):
     rto_min: Duration = "1s"
     rto_max: Duration = "60s"
     clock_granularity: Duration = "1ms"
-    max_backoff: NonNegInt = 6
-    dupack_threshold: PositiveInt = 3
-    abc_limit: PositiveInt = 2
+    max_backoff: Annotated[int, Field(ge=0, le=62)] = 6
+    dupack_threshold: Annotated[int, Field(ge=1, le=10**6)] = 3
+    abc_limit: Annotated[int, Field(ge=1, le=10**6)] = 2
     byte_counting: bool = True
     """RFC 3465 byte counting (Reno family); false: one segment per ACK of new data, as in RFC 2581 and ns-2."""
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
-    delack_segments: PositiveInt = 2
+    delack_segments: Annotated[int, Field(ge=1, le=10**6)] = 2
     limited_transmit: bool = False
     """RFC 3042: a new segment for each of the first two duplicate ACKs."""
     idle_restart: bool = True

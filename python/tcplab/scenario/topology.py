@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from .fields import Duration, PositiveInt, QueueLimit, Rate, Size, _Model
+from .fields import Duration, HostCount, QueueLimit, Rate, Size, _Model
 
 # ---------------------------------------------------------------- queues
 
@@ -73,9 +73,9 @@ class AccessParams(_Model):
 
 class Dumbbell(_Model):
     type: Literal["dumbbell"]
-    left: PositiveInt = 1
+    left: HostCount = 1
     """Hosts s0..s{left-1} on the left of router r0."""
-    right: PositiveInt = 1
+    right: HostCount = 1
     """Hosts k0..k{right-1} on the right of router r1."""
     bottleneck: LinkParams = {"rate": "10Mbps", "delay": "20ms"}  # type: ignore[assignment]
     left_access: AccessParams = {}  # type: ignore[assignment]
@@ -154,7 +154,7 @@ class Wireless(_Model):
     profile: Literal["edge", "hspa", "lte"]
     buffer: Annotated[Union[Literal["bdp", "large"], Queue], BeforeValidator(_buffer)] = "bdp"
     """'bdp' (rate x 2 x delay in 1500-byte packets, rounded up), 'large' (50 packets; EDGE and HSPA), or a queue."""
-    servers: PositiveInt = 1
+    servers: HostCount = 1
     rate: Optional[Rate] = None
     """The wireless link's rate; default: the profile's."""
     delay: Optional[Duration] = None

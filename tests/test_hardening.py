@@ -1,0 +1,121 @@
+"""Hardening: every limit of the core is a scenario error naming its field,
+panics become InternalError, and random scenarios run or are refused cleanly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import tcplab
+
+from .conftest import dumbbell
+
+EXAMPLE = str(Path(__file__).resolve().parent.parent / "examples" / "dumbbell-bulk.toml")
+NO_ROUTE = """
+[topology]
+type = "explicit"
+nodes = ["a", "b"]
+[[topology.links]]
+from = "a"
+to = "b"
+rate = "1Mbps"
+duplex = false
+[[apps]]
+type = "bulk"
+src = "a"
+dst = "b"
+"""
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--set", "topology.bottleneck.rate=1e30Tbps"], "topology.bottleneck.rate = '1e30Tbps': rate out of range: at most 10Tbps"),
+    (["--set", "tcp.mss=70000B"], "tcp.mss = '70000B': out of range: at most 65495"),
+    (["--set", "tcp.window=2GB"], "the largest window RFC 7323's scale 14 allows"),
+    (["--set", "tcp.max_backoff=99"], "tcp.max_backoff = 99: out of range: at most 62"),
+    (["--set", "tcp.header=900B", "--set", "tcp.mss=65000B"], "does not fit the largest IPv4 packet"),
+])  # fmt: skip
+def test_values_the_core_cannot_represent_exit_2_naming_the_field(args: list[str], text: str) -> None:
+    r = _cli("run", EXAMPLE, *args)
+    assert r.returncode == 2
+    assert text in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_destination_without_a_route_exits_2_naming_the_application(tmp_path: Path) -> None:
+    p = tmp_path / "noroute.toml"
+    p.write_text(NO_ROUTE)
+    r = _cli("run", str(p))
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: invalid scenario: apps[0]: no route from 'b' to 'a'"
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(str(p))
+    assert e.value.problems[0].field == "apps[0]"
+
+
+def test_a_panic_in_the_core_becomes_an_internal_error_that_reproduces(monkeypatch) -> None:
+    monkeypatch.setenv("TCPLAB_DEBUG_PANIC", "1")
+    with pytest.raises(tcplab.InternalError) as e:
+        tcplab.run(dumbbell(seed=42))
+    assert "a deliberate panic" in str(e.value) and e.value.seed == 42
+    assert json.loads(e.value.scenario)["seed"] == 42
+    monkeypatch.delenv("TCPLAB_DEBUG_PANIC")
+    # The same scenario, without the hook, runs.
+    assert tcplab.run(dumbbell(seed=42)).flows.completed.all()
+
+
+def test_the_cli_reports_an_internal_error_with_the_scenario_saved() -> None:
+    r = _cli("run", EXAMPLE, env={"TCPLAB_DEBUG_PANIC": "1"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    line = r.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: internal error in the simulator")
+    saved = Path(line.rsplit(" is in ", 1)[1])
+    assert json.loads(saved.read_text())["seed"] == 1
+    saved.unlink()
+
+
+RATES = ["1bps", "64kbps", "1.5Mbps", "10Mbps", "100Mbps", "0bps", "1e30Tbps"]
+DELAYS = ["0s", "1ms", "50ms", "2s", "-1ms"]
+QUEUES = ["0pkt", "1pkt", "25pkt", "3000B", {"type": "red", "limit": "30pkt"}, {"type": "red", "limit": "30pkt", "min_th": 20, "max_th": 5}]
+TCP = st.fixed_dictionaries({}, optional={
+    "cc": st.sampled_from(["tahoe", "reno", "newreno", "sack", "highspeed", "cubic", "vegas"]),
+    "iw": st.sampled_from([1, 3, 10, "rfc3390", "rfc6928", "4380B", 0]),
+    "mss": st.sampled_from(["536B", "1460B", "9000B", "0B", "70000B"]),
+    "window": st.sampled_from(["4pkt", "64KiB", "1MB", "10B"]),
+    "delayed_ack": st.booleans(), "handshake": st.booleans(), "limited_transmit": st.booleans(),
+    "byte_counting": st.booleans(), "ssthresh": st.sampled_from(["inf", "bdp", "8pkt"]),
+    "rto_min": st.sampled_from(["200ms", "1s", "2min"]), "sack_blocks": st.integers(0, 5),
+})  # fmt: skip
+APP = st.fixed_dictionaries({
+    "type": st.sampled_from(["bulk", "repeat", "web", "burst", "ftp"]),
+    "src": st.sampled_from(["s0", "s1", "k0", "r0", "x"]),
+    "dst": st.sampled_from(["k0", "k1", "s0"]),
+}, optional={
+    "size": st.sampled_from(["1B", "20kB", "300kB", "inf"]), "flows": st.integers(0, 4),
+    "start": st.sampled_from(["0s", "0.5s", {"type": "uniform", "min": "0s", "max": "1s"}]),
+    "http": st.sampled_from(["1.0", "1.1"]), "count": st.integers(0, 3), "persistent": st.booleans(),
+})  # fmt: skip
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(rate=st.sampled_from(RATES), delay=st.sampled_from(DELAYS), queue=st.sampled_from(QUEUES), tcp=TCP,
+       apps=st.lists(APP, min_size=1, max_size=3), left=st.integers(1, 2), right=st.integers(1, 2))  # fmt: skip
+def test_a_random_scenario_runs_or_is_refused_with_a_scenario_error(rate, delay, queue, tcp, apps, left, right) -> None:
+    sc = dumbbell(left=left, right=right, bottleneck_rate=rate, bottleneck_delay=delay, bottleneck_queue=queue,
+                  access_rate="100Mbps", duration="2s", tcp=tcp, apps=apps)  # fmt: skip
+    try:
+        res = tcplab.run(sc)
+    except tcplab.ScenarioError as e:
+        assert e.problems and all(p.field and p.message for p in e.problems)
+        return
+    assert res.engine["sim_seconds"] == 2.0
