@@ -42,7 +42,7 @@ CASES = [
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, byte_counting, delayed_ack, delack_timeout, delack_segments, "
      "limited_transmit, idle_restart, sack_blocks, handshake"),
-    ({"sim.seed": -1}, "sim.seed = -1: Input should be greater than or equal to 0"),
+    ({"sim.seed": -1}, "sim.seed = -1: out of range: at least 0"),
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
     ({"apps": []}, "apps: needs at least 1 item(s)"),
     ({"tcp": 5}, "tcp = 5: expected a table"),
@@ -81,7 +81,7 @@ def test_unreachable_destination_is_reported() -> None:
         "topology": {"type": "explicit", "nodes": ["a", "b", "c"], "links": [{"from": "a", "to": "b", "rate": "1Mbps", "duplex": False}]},
         "apps": [{"type": "bulk", "src": "a", "dst": "b"}],
     }
-    with pytest.raises(tcplab.SimulationError, match=r"apps\[0\]: no route from 'b' to 'a'"):
+    with pytest.raises(tcplab.ScenarioError, match=r"apps\[0\]: no route from 'b' to 'a'"):
         tcplab.run(sc)
 
 

@@ -62,7 +62,7 @@ def test_each_replication_of_a_sweep_draws_its_own_start(tmp_path) -> None:
 
 @pytest.mark.parametrize("app, field, text", [
     ({"flows": 2, "size": "1kB", "total": "2kB"}, "apps[0]", "give size (bytes per connection) or total (bytes split evenly), not both"),
-    ({"flows": 0, "total": "2kB"}, "apps[0].flows", "greater than or equal to 1"),
+    ({"flows": 0, "total": "2kB"}, "apps[0].flows", "out of range: at least 1"),
     ({"flows": 3, "total": "2B"}, "apps[0]", "at least one byte"),
     ({"start": {"type": "uniform", "min": "3s", "max": "2s"}}, "apps[0].start", "min (3s) must not exceed max (2s)"),
     ({"start": {"type": "uniform", "min": "1s", "mx": "2s"}}, "apps[0].start", "unknown field(s) mx"),
