@@ -145,10 +145,10 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
     path = write_sweep(tmp_path, duration="600s", reps=4)
     cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "2", "-q"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    workers: list[psutil.Process] = []
     try:
         parent = psutil.Process(proc.pid)
         deadline = time.monotonic() + 60
-        workers: list[psutil.Process] = []
         while time.monotonic() < deadline:
             workers = parent.children(recursive=True)
             if len(workers) >= 2:
@@ -162,9 +162,12 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
         _, alive = psutil.wait_procs(workers, timeout=5)
         assert not alive, f"{len(alive)} worker(s) outlived the sweep by 5 s"
     finally:
-        for p in psutil.Process().children(recursive=True):
-            if p.pid != proc.pid:
+        proc.kill()
+        for p in workers:
+            try:
                 p.kill()
+            except psutil.NoSuchProcess:
+                pass
 
 
 @pytest.mark.parametrize(
