@@ -59,7 +59,7 @@ impl Router {
         while at != dst {
             let &(link, next) = self.out[at as usize]
                 .iter()
-                .find(|&&(_, b)| d[b as usize] + 1 == d[at as usize])
+                .find(|&&(_, b)| d[b as usize].checked_add(1) == Some(d[at as usize]))
                 .expect("BFS distances are consistent");
             path.push(link);
             at = next;
@@ -81,5 +81,21 @@ mod tests {
         assert_eq!(r.path(3, 0), None);
         assert_eq!(r.path(4, 3), Some(vec![5, 6]));
         assert_eq!(r.path(2, 2), Some(vec![]));
+    }
+
+    #[test]
+    fn a_neighbour_that_cannot_reach_the_destination_is_skipped() {
+        // Found by the scenario_build fuzz target: node 2 cannot reach node 1,
+        // and its unreachable distance (u32::MAX) plus one overflowed.
+        let mut r = Router::new(3, &[(0, 2), (0, 1)]);
+        assert_eq!(r.path(0, 1), Some(vec![1]));
+    }
+
+    #[test]
+    fn the_fuzzers_scenario_builds_or_is_refused() {
+        let text = include_str!("../../../../fuzz/regressions/scenario_build-unreachable-neighbour.json");
+        if let Ok(sc) = crate::scenario::Scenario::from_json(text) {
+            let _ = crate::Simulator::new(&sc);
+        }
     }
 }

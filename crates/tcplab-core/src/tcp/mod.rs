@@ -13,6 +13,7 @@
 pub mod config;
 pub mod connection;
 pub mod handshake;
+pub mod ops;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;

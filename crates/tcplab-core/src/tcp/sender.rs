@@ -185,6 +185,42 @@ impl Sender {
         self.backoff
     }
 
+    /// RFC 6675 `pipe`: the bytes in flight as the scoreboard defines them.
+    pub fn pipe(&self) -> u64 {
+        self.sb_scan().0
+    }
+
+    /// The sender's invariants, for tests and fuzzing: the sequence space is
+    /// ordered, cwnd is at least one segment, and (with SACK recovery) the
+    /// scoreboard covers the outstanding bytes exactly, so `pipe` counts each
+    /// outstanding byte at most twice (once sent, once retransmitted).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if !(self.snd_una <= self.snd_nxt && self.snd_nxt <= self.snd_max) {
+            return Err(format!("snd_una {} <= snd_nxt {} <= snd_max {} does not hold", self.snd_una, self.snd_nxt, self.snd_max));
+        }
+        if self.snd_max > self.end {
+            return Err(format!("snd_max {} beyond the data written ({})", self.snd_max, self.end));
+        }
+        if self.cc.window() < self.mss {
+            return Err(format!("cwnd {} below one segment ({})", self.cc.window(), self.mss));
+        }
+        if self.recovery == Recovery::Sack && self.snd_max > self.snd_una {
+            let (Some(first), Some(last)) = (self.scoreboard.front(), self.scoreboard.back()) else {
+                return Err("outstanding data but an empty scoreboard".into());
+            };
+            if first.seq > self.snd_una || last.seq + u64::from(last.len) != self.snd_max {
+                return Err(format!("scoreboard [{}, {}) does not cover [{}, {})", first.seq, last.seq + u64::from(last.len), self.snd_una, self.snd_max));
+            }
+            if self.scoreboard.iter().zip(self.scoreboard.iter().skip(1)).any(|(a, b)| a.seq + u64::from(a.len) != b.seq) {
+                return Err("scoreboard segments are not contiguous".into());
+            }
+            if self.pipe() > 2 * (self.snd_max - self.snd_una) {
+                return Err(format!("pipe {} above twice the outstanding bytes {}", self.pipe(), self.snd_max - self.snd_una));
+            }
+        }
+        Ok(())
+    }
+
     /// Everything written was sent and acknowledged.
     pub fn is_done(&self) -> bool {
         self.snd_una >= self.end
@@ -249,12 +285,18 @@ impl Sender {
         }
     }
 
-    /// Length of the segment starting at `seq`.
+    /// Length of the segment starting at `seq`. A retransmission never runs
+    /// past `snd_max`: new data goes out as new segments (and, with SACK,
+    /// onto the scoreboard). Found by the tcp_ops fuzz target, with an ACK in
+    /// the middle of a segment after a go-back.
     fn seg_len(&self, seq: u64) -> u64 {
-        if self.recovery == Recovery::Sack && seq < self.snd_max {
-            if let Some(s) = self.sb_find(seq) {
-                return u64::from(s.len);
+        if seq < self.snd_max {
+            if self.recovery == Recovery::Sack {
+                if let Some(s) = self.sb_find(seq) {
+                    return u64::from(s.len);
+                }
             }
+            return self.mss.min(self.snd_max - seq);
         }
         self.mss.min(self.end - seq)
     }
@@ -343,6 +385,10 @@ impl Sender {
     /// A cumulative acknowledgement `ack` (the next byte the receiver
     /// expects), with the SACK blocks it carries.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
+        if ack > self.snd_max {
+            // It acknowledges data never sent: ignore it (RFC 9293 section 3.10.7.4).
+            return;
+        }
         self.stats.sack_blocks += sack.len() as u64;
         let sack_news = self.recovery == Recovery::Sack && self.sb_mark(sack);
         if ack > self.snd_una {
@@ -510,12 +556,15 @@ impl Sender {
                 sacked_above += len;
                 continue;
             }
+            // pipe counts octets from SND.UNA on: of a segment acknowledged
+            // in part (an ACK inside it), only the rest (found by tcp_ops fuzzing).
+            let outstanding = (g.seq + len).saturating_sub(g.seq.max(self.snd_una));
             let lost = sacked_above > limit;
             if !lost {
-                pipe += len;
+                pipe += outstanding;
             }
             if g.retx {
-                pipe += len;
+                pipe += outstanding;
             } else {
                 if lost {
                     rule1 = Some(g.seq);
