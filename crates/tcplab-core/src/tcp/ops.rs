@@ -133,7 +133,7 @@ mod tests {
         // Deliver data and ACKs in turn until done, for each controller.
         for cc in 0..6u8 {
             let mut ops = vec![cc, 3, 0, 1];
-            ops.extend(std::iter::repeat([0u8, 6]).take(400).flatten());
+            ops.extend(std::iter::repeat_n([0u8, 6], 400).flatten());
             assert_eq!(run(&ops), Ok(()));
         }
     }
