@@ -4,12 +4,18 @@
 >>> res = tcplab.run("examples/dumbbell-bulk.toml", overrides={"tcp.iw": 4}, seed=7)
 >>> res.flows  # one row per transfer
 >>> res.links  # one row per link direction
+
+`run`, `load`, `Result` and `Scenario` (and the submodules) are imported when
+first used, so `import tcplab` and `tcplab --version` stay fast.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 from ._core import __version__
-from .api import Result, run
 from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, TcplabError
-from .scenario import Scenario, load
 
 __all__ = [
     "__version__",
@@ -23,3 +29,17 @@ __all__ = [
     "InternalError",
     "FieldProblem",
 ]
+
+_LAZY = {"run": "api", "Result": "api", "load": "scenario", "Scenario": "scenario"}
+_SUBMODULES = {"analysis", "api", "cli", "plots", "runner", "scenario", "store", "studies", "sweep", "units"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    elif name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
+    globals()[name] = value
+    return value

@@ -5,15 +5,20 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from typing import TYPE_CHECKING
+
 import click
-from rich.console import Console
-from rich.table import Table
 
 from . import __version__
-from .api import Result, run
 from .errors import InternalError, ScenarioError, TcplabError
-from .store import StoreError
-from .scenario import parse_override_value
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from .api import Result
+
+# pandas, pydantic, rich, duckdb and the rest are imported by the commands
+# that use them, so `tcplab --version` and `--help` start fast.
 
 EXIT_USAGE = 2
 
@@ -23,7 +28,15 @@ def _fail(message: str, code: int = EXIT_USAGE) -> None:
     sys.exit(code)
 
 
+def _console(width: int | None = None) -> "Console":
+    from rich.console import Console
+
+    return Console(width=None if sys.stdout.isatty() else width)
+
+
 def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
+    from .scenario import parse_override_value
+
     out: dict[str, Any] = {}
     for item in sets:
         if "=" not in item:
@@ -46,6 +59,8 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print all results as one JSON document.")
 def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool) -> None:
     """Run one SCENARIO file and print a summary (or JSON)."""
+    from .api import run
+
     try:
         res = run(scenario, overrides=_parse_sets(sets), seed=seed)
     except ScenarioError as e:
@@ -64,7 +79,7 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
     if as_json:
         click.echo(res.to_json())
     else:
-        print_summary(res, Console(width=None if sys.stdout.isatty() else 132))
+        print_summary(res, _console(132))
 
 
 @main.command("plot")
@@ -89,6 +104,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     tcplab plot STORE.duckdb --x iw --y fct_s [--hue webs] -o fig.png
     """
     from .plots import plot_run, store_plot
+    from .store import StoreError
 
     try:
         if figure in ("seq", "cwnd"):
@@ -194,12 +210,14 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
 
 
 def _print_df(df: Any, title: str) -> None:
+    from rich.table import Table
+
     t = Table(title=title, title_justify="left")
     for c in df.columns:
         t.add_column(str(c), justify="right")
     for row in df.itertuples(index=False):
         t.add_row(*[f"{v:.6g}" if isinstance(v, float) else str(v) for v in row])
-    Console(width=None if sys.stdout.isatty() else 160).print(t)
+    _console(160).print(t)
 
 
 @main.command("reproduce")
@@ -215,8 +233,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     import importlib
 
     mod = importlib.import_module(f".studies.{study}", __package__)
-    mod.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet,
-                  console=Console(width=None if sys.stdout.isatty() else 180))  # fmt: skip
+    mod.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet, console=_console(180))
 
 
 @main.command("export")
@@ -246,8 +263,10 @@ def _si(x: float, unit: str) -> str:
     return f"{x:.3g} {unit}"
 
 
-def print_summary(res: Result, console: Console, max_rows: int = 20) -> None:
+def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None:
     """Readable tables of flows, the busiest links and the engine counters."""
+    from rich.table import Table
+
     flows = res.flows
     t = Table(title=f"Transfers ({len(flows)})", title_justify="left")
     for col in ("id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR"):
