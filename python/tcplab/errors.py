@@ -45,7 +45,9 @@ class ScenarioError(TcplabError):
 
 
 class SimulationError(TcplabError):
-    """The core refused or failed to run a scenario that passed validation."""
+    """Kept for compatibility; nothing raises it now. A scenario the core
+    refuses raises :class:`ScenarioError` naming the field, and a failure
+    inside the core raises :class:`InternalError`."""
 
 
 class InternalError(TcplabError):
