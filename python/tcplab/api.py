@@ -52,6 +52,13 @@ class Result:
         return pd.DataFrame.from_records(self.raw["traces"], columns=_TRACE_COLUMNS)
 
     @property
+    def web100(self) -> pd.DataFrame:
+        """web100 / RFC 4898 samples (with ``[trace] web100``), one row per traced
+        connection per interval: flow, app, t, then the variables under their
+        web100 names (see the README's Results section)."""
+        return pd.DataFrame.from_records(self.raw["web100"], columns=WEB100_COLUMNS)
+
+    @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
@@ -72,6 +79,7 @@ class Result:
             "links": self.raw["links"],
             "pages": self.raw["pages"],
             "traces": self.raw["traces"],
+            "web100": self.raw["web100"],
             "packets": self.raw["packets"],
             "engine": self.raw["engine"],
         }
@@ -85,12 +93,19 @@ _PAGE_COLUMNS = ["id", "app", "start_s", "end_s", "delay_s", "objects", "bytes",
 _FLOW_COLUMNS = [
     "id", "app", "page", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
     "goodput_bps", "data_pkts", "retx_pkts", "retx_fast_pkts", "retx_timeout_pkts", "timeouts", "fast_retx",
-    "dupacks", "sack_blocks", "ss_entries", "ca_entries", "rwnd_stalls", "rtt_samples", "srtt_s", "syn_sent",
+    "dupacks", "sack_blocks", "ss_entries", "ca_entries", "rwnd_stalls", "send_stalls", "rtt_samples", "srtt_s", "syn_sent",
     "synack_sent", "closed", "completed",
 ]  # fmt: skip
 _TRACE_COLUMNS = [
     "flow", "app", "t", "cwnd", "ssthresh", "srtt_s", "rttvar_s", "rto_s", "flight", "snd_una", "snd_nxt",
     "rwnd", "tput_bps", "state",
+]  # fmt: skip
+#: The web100 table's columns: RFC 4898 (TCP-ESTATS-MIB) names where it has
+#: them (SndMax, CurCwnd, ...), web100's own otherwise (PktsOut, InstantaneousBW).
+WEB100_COLUMNS = [
+    "flow", "app", "t", "CurCwnd", "CurSsthresh", "SmoothedRTT", "SampleRTT", "CurRwinRcvd", "SndNxt", "SndMax",
+    "SndUna", "PktsOut", "DataPktsOut", "AckPktsIn", "DupAcksIn", "SACKsRcvd", "PktsRetrans", "Timeouts",
+    "SlowStart", "CongAvoid", "CongestionSignals", "SendStall", "InstantaneousBW", "state",
 ]  # fmt: skip
 _PACKET_COLUMNS = ["t", "link", "event", "flow", "app", "kind", "seq", "len", "retx"]
 _LINK_COLUMNS = [

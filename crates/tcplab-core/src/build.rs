@@ -111,7 +111,10 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     }
     let interval = sc.trace.interval_ns.filter(|&n| n > 0).map(Dur::from_ns);
     let names = apps.apps.iter().map(|a| a.name.clone()).collect();
-    let tracer = Tracer::new(interval, sc.trace.on_change, app_traced, names);
+    if sc.trace.web100 && interval.is_none() {
+        return Err(invalid("trace.web100".into(), "web100 rows are periodic samples: give trace.interval"));
+    }
+    let tracer = Tracer::new(interval, sc.trace.on_change, app_traced, names).with_web100(sc.trace.web100);
     let mut net = Network::new(sc.nodes.clone(), links, routes, taps, sc.stop_ns.map(Time::from_ns));
     for (i, a) in sc.apps.iter().enumerate() {
         if a.tcp.ssthresh_bdp {

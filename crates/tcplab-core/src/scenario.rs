@@ -6,6 +6,7 @@
 //! still checks everything it relies on and names the offending field.
 
 use crate::app::{AppKind, SizeDist, Think, WebConfig};
+use crate::cc::HighSpeedLookup;
 use crate::error::{Error, Result};
 use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
@@ -65,6 +66,9 @@ pub struct TraceSpec {
     /// Links (from, to) whose packets are logged.
     #[serde(default)]
     pub links: Vec<(String, String)>,
+    /// Periodic samples also write web100 / RFC 4898 rows.
+    #[serde(default)]
+    pub web100: bool,
 }
 
 fn yes() -> bool {
@@ -221,6 +225,12 @@ pub struct TcpSpec {
     pub handshake: bool,
     #[serde(default = "yes")]
     pub byte_counting: bool,
+    /// Linux 2.4 local congestion (send stalls at the sending host's interface queue).
+    #[serde(default)]
+    pub local_congestion: bool,
+    /// HighSpeed TCP's a(w)/b(w): "formula" (default), "table" (row at or below), "linux" (row above).
+    #[serde(default)]
+    pub hstcp_lookup: Option<String>,
 }
 
 fn three() -> u32 {
@@ -351,6 +361,13 @@ impl TcpSpec {
             sack_blocks: self.sack_blocks,
             byte_counting: self.byte_counting,
             handshake: self.handshake,
+            local_congestion: self.local_congestion,
+            hstcp_lookup: match self.hstcp_lookup.as_deref() {
+                None | Some("formula") => HighSpeedLookup::Formula,
+                Some("table") => HighSpeedLookup::Table,
+                Some("linux") => HighSpeedLookup::TableAbove,
+                Some(other) => return Err(invalid(format!("{field}.hstcp_lookup"), format!("'{other}' is not a lookup; allowed: formula, table, linux"))),
+            },
         })
     }
 }

@@ -82,6 +82,10 @@ impl Wire for Io<'_> {
     fn put_segments(&mut self, buf: Vec<Segment>) {
         *self.buf = buf;
     }
+    #[inline]
+    fn room(&mut self, route: u32, bytes: u32) -> u64 {
+        self.net.room(self.now, route, bytes)
+    }
 }
 
 /// An application's view: its connections, through the TCP endpoints.

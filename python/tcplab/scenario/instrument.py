@@ -42,3 +42,12 @@ class Trace(_Model):
     """Applications to trace; empty: all (when interval or on_change is set)."""
     links: list[LinkName] = []
     """Links whose packets are logged (enqueue, dequeue, drop)."""
+    web100: bool = False
+    """Each periodic sample also writes a row of web100 / RFC 4898 variables
+    (Result.web100); the interval defaults to 10 ms, as web100's."""
+
+    def interval_ns(self) -> Optional[int]:
+        """The sampling interval: as given, or 10 ms for web100."""
+        if self.interval is None and self.web100:
+            return 10_000_000
+        return self.interval

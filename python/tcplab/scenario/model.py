@@ -142,11 +142,13 @@ class Scenario(_Model):
             losses.append({"from": a, "to": b, "app": loss.app, "kind": loss.kind, "nth": list(loss.packets), "rate": loss.rate or None})
         tr = self.trace
         trace = {
-            "interval_ns": tr.interval,
+            "interval_ns": tr.interval_ns(),
             "on_change": tr.on_change,
             "apps": list(tr.apps),
             "links": [name.split("->") for name in tr.links],
         }
+        if tr.web100:
+            trace["web100"] = True
         return {
             "seed": self.sim.seed,
             "stop_ns": self.sim.duration,

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import types
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any, Literal, Optional
 
 from pydantic import Field
 
@@ -45,6 +45,15 @@ class Tcp(_Model):
     """Most SACK blocks per ACK (sack, highspeed and cubic use SACK)."""
     handshake: bool = False
     """SYN / SYN-ACK / request before data and FIN at the end (two-way TCP)."""
+    local_congestion: Literal["none", "linux"] = "none"
+    """What a segment meets when the sending host's interface queue (its first
+    link's queue: the txqueuelen) is full. 'none': it is offered and dropped
+    there, like any queue. 'linux': as Linux 2.4, it is not sent (a send
+    stall, web100 SendStall) and the connection enters congestion window
+    reduction, without a retransmission."""
+    hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
+    """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
+    row at or below the window; or the table's next row above, as Linux."""
 
     def iw_bytes(self) -> int:
         kind, n = self.iw
@@ -77,7 +86,7 @@ def _window_bytes(w: tuple[str, int], mss: int) -> int:
 
 
 def _core_tcp(t: Tcp) -> dict[str, Any]:
-    return {
+    core = {
         "cc": t.cc,
         "mss": t.mss,
         "header": t.header,
@@ -101,4 +110,11 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         "handshake": t.handshake,
         "byte_counting": t.byte_counting,
     }
+    # Options added later appear only when set, so the run ids (hashes of
+    # this document) of existing sweep stores stay valid.
+    if t.local_congestion != "none":
+        core["local_congestion"] = True
+    if t.hstcp_lookup != "formula":
+        core["hstcp_lookup"] = t.hstcp_lookup
+    return core
 

@@ -15,7 +15,7 @@ pub mod tahoe;
 
 use crate::time::{Dur, Time};
 pub use cubic::{Cubic, CubicConfig};
-pub use highspeed::{HighSpeed, HighSpeedConfig};
+pub use highspeed::{HighSpeed, HighSpeedConfig, Lookup as HighSpeedLookup};
 pub use newreno::NewReno;
 pub use sack::Sack;
 pub use reno::{Reno, RenoConfig};

@@ -12,7 +12,7 @@
 //! forward, so admission decisions, statistics and conservation are exact.
 
 use super::packet::PacketId;
-use super::queue::{Occupancy, QueueDisc};
+use super::queue::{Limit, Occupancy, QueueDisc};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
@@ -168,6 +168,18 @@ impl Link {
         Occupancy { packets, bytes: self.waiting_bytes, empty_since: self.last_tx_start, busy: self.busy_until > now }
     }
 
+    /// How many packets of `bytes` bytes, offered one after another now,
+    /// the queue's hard limit admits: one straight into an idle
+    /// transmitter, then as many as may wait. (RED may still drop some early.)
+    pub fn room(&mut self, now: Time, bytes: u64) -> u64 {
+        let occ = self.occupancy(now);
+        let waiting = match self.disc.limit() {
+            Limit::Packets(n) => n.saturating_sub(occ.packets),
+            Limit::Bytes(b) => b.saturating_sub(occ.bytes) / bytes.max(1),
+        };
+        waiting + u64::from(!occ.busy)
+    }
+
     /// A packet reaching the link was removed by loss injection.
     pub fn count_injected_drop(&mut self, bytes: u32) {
         let c = &mut self.counters;
@@ -301,7 +313,7 @@ impl Link {
 
 #[cfg(test)]
 mod tests {
-    use super::super::queue::{DropTail, Limit};
+    use super::super::queue::DropTail;
     use super::*;
 
     fn link(limit: u64) -> Link {

@@ -101,6 +101,13 @@ impl Network {
         (u128::from(rate) * u128::from(rtt_ns) / 8 / 1_000_000_000) as u64
     }
 
+    /// How many `bytes`-byte packets the first link of `route` accepts now
+    /// (the sending host's interface queue, for local congestion).
+    pub fn room(&mut self, now: Time, route: u32, bytes: u32) -> u64 {
+        let first = self.routes[route as usize][0];
+        self.links[first as usize].room(now, u64::from(bytes))
+    }
+
     /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
     #[inline]
     pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32)) {

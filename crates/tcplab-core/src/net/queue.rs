@@ -163,6 +163,14 @@ impl QueueDisc {
             QueueDisc::Red(r) => r.admit(now, q, pkt_bytes),
         }
     }
+
+    /// The hard limit on waiting packets or bytes.
+    pub fn limit(&self) -> Limit {
+        match self {
+            QueueDisc::DropTail(d) => d.limit,
+            QueueDisc::Red(r) => r.cfg.limit,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,8 @@ pub struct FlowRow {
     pub ca_entries: u64,
     /// Times the sender became blocked by the receiver's window.
     pub rwnd_stalls: u64,
+    /// Segments refused by the sending host's full interface queue (local congestion).
+    pub send_stalls: u64,
     pub rtt_samples: u64,
     pub srtt_s: Option<f64>,
     /// SYNs sent by the client (0 without a handshake).
@@ -74,6 +76,69 @@ pub struct TraceRow {
     pub rwnd: u64,
     /// Acknowledged bits per second over the sampling interval (periodic rows only).
     pub tput_bps: Option<f64>,
+    pub state: &'static str,
+}
+
+/// One periodic sample of a connection's web100 / RFC 4898 (TCP-ESTATS-MIB)
+/// variables. Counters are cumulative from the connection's start, as in
+/// web100; sequence numbers count from 0.
+#[derive(Clone, Debug, Serialize)]
+pub struct Web100Row {
+    pub flow: u64,
+    pub app: String,
+    pub t: f64,
+    /// The congestion window in use, bytes (during CWR, the reduced one).
+    #[serde(rename = "CurCwnd")]
+    pub cur_cwnd: u64,
+    #[serde(rename = "CurSsthresh")]
+    pub cur_ssthresh: Option<u64>,
+    /// Smoothed RTT, milliseconds.
+    #[serde(rename = "SmoothedRTT")]
+    pub smoothed_rtt: Option<f64>,
+    /// The most recent RTT measurement, milliseconds.
+    #[serde(rename = "SampleRTT")]
+    pub sample_rtt: Option<f64>,
+    /// The receiver's advertised window, bytes.
+    #[serde(rename = "CurRwinRcvd")]
+    pub cur_rwin_rcvd: u64,
+    #[serde(rename = "SndNxt")]
+    pub snd_nxt: u64,
+    /// The highest SND.NXT so far (differs from SndNxt after a go-back).
+    #[serde(rename = "SndMax")]
+    pub snd_max: u64,
+    #[serde(rename = "SndUna")]
+    pub snd_una: u64,
+    /// Segments the sender sent: data, retransmissions included, and SYN-ACKs.
+    #[serde(rename = "PktsOut")]
+    pub pkts_out: u64,
+    /// Data segments sent, retransmissions included (web100's DataPktsOut).
+    #[serde(rename = "DataPktsOut")]
+    pub data_pkts_out: u64,
+    #[serde(rename = "AckPktsIn")]
+    pub ack_pkts_in: u64,
+    #[serde(rename = "DupAcksIn")]
+    pub dup_acks_in: u64,
+    /// ACKs that carried SACK blocks.
+    #[serde(rename = "SACKsRcvd")]
+    pub sacks_rcvd: u64,
+    #[serde(rename = "PktsRetrans")]
+    pub pkts_retrans: u64,
+    #[serde(rename = "Timeouts")]
+    pub timeouts: u64,
+    /// ACKs that grew the window in slow start.
+    #[serde(rename = "SlowStart")]
+    pub slow_start: u64,
+    /// ACKs handled by congestion avoidance.
+    #[serde(rename = "CongAvoid")]
+    pub cong_avoid: u64,
+    /// Multiplicative decreases: fast retransmits, timeouts and CWR entries.
+    #[serde(rename = "CongestionSignals")]
+    pub congestion_signals: u64,
+    #[serde(rename = "SendStall")]
+    pub send_stall: u64,
+    /// Acknowledged bits per second over the last sampling interval.
+    #[serde(rename = "InstantaneousBW")]
+    pub instantaneous_bw: f64,
     pub state: &'static str,
 }
 
@@ -136,6 +201,7 @@ pub struct Results {
     /// The applications' pages table ([`crate::app::PageRow`]).
     pub pages: Vec<crate::app::PageRow>,
     pub traces: Vec<TraceRow>,
+    pub web100: Vec<Web100Row>,
     pub packets: Vec<PacketRow>,
     pub engine: EngineRow,
 }

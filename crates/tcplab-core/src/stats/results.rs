@@ -44,6 +44,7 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
                 ss_entries: st.ss_entries,
                 ca_entries: st.ca_entries,
                 rwnd_stalls: st.rwnd_stalls,
+                send_stalls: st.send_stalls,
                 rtt_samples: c.sender.rtt.samples(),
                 srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
                 syn_sent: u64::from(c.syn_sent()),
@@ -99,6 +100,7 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
         links,
         pages: apps.page_rows(),
         traces: tracer.rows.clone(),
+        web100: tracer.web100_rows.clone(),
         packets,
         engine: EngineRow {
             events,

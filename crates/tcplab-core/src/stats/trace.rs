@@ -1,9 +1,11 @@
 //! Connection traces, web100 style: a row per traced connection every
 //! sampling interval, and (with `on_change`) a row whenever its cwnd,
-//! ssthresh or state changes. With tracing off nothing is kept and the only
-//! cost is one test per transmission.
+//! ssthresh or state changes. With `web100`, each periodic sample also
+//! writes a row of RFC 4898 / web100 variables ([`Web100Row`]). With
+//! tracing off nothing is kept and the only cost is one test per
+//! transmission.
 
-use super::TraceRow;
+use super::{TraceRow, Web100Row};
 use crate::cc::CongestionControl;
 use crate::tcp::{Connection, State};
 use crate::time::{Dur, Time};
@@ -26,15 +28,24 @@ pub struct Tracer {
     /// Per connection, once any application is traced.
     conns: Vec<ConnTrace>,
     pub rows: Vec<TraceRow>,
+    /// Also write web100 rows at each periodic sample.
+    web100: bool,
+    pub web100_rows: Vec<Web100Row>,
 }
 
 fn key(c: &Connection) -> (u64, u64, State) {
-    (c.sender.cc.window(), c.sender.cc.ssthresh(), c.sender.state())
+    (c.sender.cwnd(), c.sender.cc.ssthresh(), c.sender.state())
 }
 
 impl Tracer {
     pub fn new(interval: Option<Dur>, on_change: bool, app_traced: Vec<bool>, names: Vec<String>) -> Tracer {
-        Tracer { interval, on_change, app_traced, names, conns: Vec::new(), rows: Vec::new() }
+        Tracer { interval, on_change, app_traced, names, conns: Vec::new(), rows: Vec::new(), web100: false, web100_rows: Vec::new() }
+    }
+
+    /// Write web100 rows at each periodic sample too.
+    pub fn with_web100(mut self, on: bool) -> Tracer {
+        self.web100 = on;
+        self
     }
 
     /// Whether any connection is traced (and periodic samples are due).
@@ -83,7 +94,43 @@ impl Tracer {
             let tput = (una - t.last_una) as f64 * 8.0 / iv.as_secs_f64();
             t.last_una = una;
             self.row(now, c, Some(tput));
+            if self.web100 {
+                self.web100_row(now, c, tput);
+            }
         }
+    }
+
+    fn web100_row(&mut self, now: Time, c: &Connection, tput_bps: f64) {
+        let s = &c.sender;
+        let st = &s.stats;
+        let ss = s.cc.ssthresh();
+        let ms = |d: Dur| d.as_secs_f64() * 1e3;
+        self.web100_rows.push(Web100Row {
+            flow: u64::from(c.id),
+            app: self.names[c.owner as usize].clone(),
+            t: now.as_secs_f64(),
+            cur_cwnd: s.cwnd(),
+            cur_ssthresh: (ss != u64::MAX).then_some(ss),
+            smoothed_rtt: s.rtt.srtt().map(ms),
+            sample_rtt: s.rtt.last_sample().map(ms),
+            cur_rwin_rcvd: s.rwnd(),
+            snd_nxt: s.snd_nxt(),
+            snd_max: s.snd_una() + s.flight(),
+            snd_una: s.snd_una(),
+            pkts_out: st.data_pkts + u64::from(c.synack_sent()),
+            data_pkts_out: st.data_pkts,
+            ack_pkts_in: st.acks_in,
+            dup_acks_in: st.dupacks,
+            sacks_rcvd: st.sack_acks,
+            pkts_retrans: st.retx_pkts,
+            timeouts: st.timeouts,
+            slow_start: st.ss_acks,
+            cong_avoid: st.ca_acks,
+            congestion_signals: st.fast_retx + st.timeouts + st.cwr_entries,
+            send_stall: st.send_stalls,
+            instantaneous_bw: tput_bps,
+            state: s.state().name(),
+        });
     }
 
     fn row(&mut self, now: Time, c: &Connection, tput_bps: Option<f64>) {
@@ -93,7 +140,7 @@ impl Tracer {
             flow: u64::from(c.id),
             app: self.names[c.owner as usize].clone(),
             t: now.as_secs_f64(),
-            cwnd: s.cc.window(),
+            cwnd: s.cwnd(),
             ssthresh: (ss != u64::MAX).then_some(ss),
             srtt_s: s.rtt.srtt().map(Dur::as_secs_f64),
             rttvar_s: s.rtt.srtt().map(|_| s.rtt.rttvar().as_secs_f64()),

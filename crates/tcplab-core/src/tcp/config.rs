@@ -1,7 +1,7 @@
 //! Per-connection TCP settings.
 
 use super::rtt::RttConfig;
-use crate::cc::{AnyCc, Cubic, CubicConfig, HighSpeed, HighSpeedConfig, Reno, RenoConfig, Tahoe};
+use crate::cc::{AnyCc, Cubic, CubicConfig, HighSpeed, HighSpeedConfig, HighSpeedLookup, Reno, RenoConfig, Tahoe};
 use crate::time::Dur;
 
 /// Which congestion controller a connection uses.
@@ -70,6 +70,11 @@ pub struct TcpConfig {
     pub byte_counting: bool,
     /// SYN / SYN-ACK / opening message before data, FIN at the end.
     pub handshake: bool,
+    /// Linux 2.4 local congestion: a segment refused by the sending host's
+    /// full interface queue is a send stall and enters CWR (see [`super::sender`]).
+    pub local_congestion: bool,
+    /// How HighSpeed TCP finds a(w) and b(w).
+    pub hstcp_lookup: HighSpeedLookup,
 }
 
 impl Default for TcpConfig {
@@ -93,6 +98,8 @@ impl Default for TcpConfig {
             sack_blocks: 3,
             byte_counting: true,
             handshake: false,
+            local_congestion: false,
+            hstcp_lookup: HighSpeedLookup::Formula,
         }
     }
 }
@@ -117,6 +124,8 @@ impl TcpConfig {
                 initial_window: self.iw_bytes,
                 initial_ssthresh: self.initial_ssthresh,
                 abc_limit: u64::from(self.abc_limit),
+                byte_counting: self.byte_counting,
+                lookup: self.hstcp_lookup,
                 ..Default::default()
             })),
             CcKind::Cubic => AnyCc::Cubic(Cubic::new(CubicConfig {

@@ -60,6 +60,9 @@ pub trait Wire {
     /// A scratch buffer for the sender's segments, given back with [`Wire::put_segments`].
     fn take_segments(&mut self) -> Vec<Segment>;
     fn put_segments(&mut self, buf: Vec<Segment>);
+    /// How many packets of `bytes` wire bytes the first link of `route` (the
+    /// sending host's interface) accepts now without a drop.
+    fn room(&mut self, route: u32, bytes: u32) -> u64;
 }
 
 struct Handshake {
@@ -95,6 +98,8 @@ pub struct Connection {
     data_route: u32,
     ack_route: u32,
     header: u32,
+    /// Linux-like local congestion: the sender sees its interface queue's room.
+    local_congestion: bool,
     pub start: Time,
     pub sender: Sender,
     pub receiver: Receiver,
@@ -139,6 +144,7 @@ impl Connection {
             data_route: data,
             ack_route: ack,
             header: cfg.header,
+            local_congestion: cfg.local_congestion,
             start: now,
             sender: Sender::new(cfg, size),
             receiver: Receiver::new(cfg, size),
@@ -383,6 +389,10 @@ impl Connection {
     #[inline]
     fn run_sender<W: Wire>(&mut self, w: &mut W, f: impl FnOnce(&mut Sender, Time, &mut Vec<Segment>)) {
         let mut buf = w.take_segments();
+        if self.local_congestion {
+            let full = self.sender.mss() as u32 + self.header;
+            self.sender.set_room(w.room(self.data_route, full));
+        }
         f(&mut self.sender, w.now(), &mut buf);
         let fin = self.hs.is_some();
         for s in buf.drain(..) {
@@ -486,6 +496,9 @@ mod tests {
         }
         fn put_segments(&mut self, buf: Vec<Segment>) {
             self.buf = buf;
+        }
+        fn room(&mut self, _route: u32, _bytes: u32) -> u64 {
+            u64::MAX
         }
     }
 

@@ -32,16 +32,18 @@ pub struct RttEstimator {
     rttvar: Dur,
     rto: Dur,
     samples: u64,
+    last: Option<Dur>,
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
-        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0 }
+        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None }
     }
 
     /// Fold in a measurement `r` (RFC 6298 section 2.2 and 2.3).
     pub fn sample(&mut self, r: Dur) {
         self.samples += 1;
+        self.last = Some(r);
         let (srtt, rttvar) = match self.srtt {
             // (2.2) SRTT <- R, RTTVAR <- R/2
             None => (r, Dur::from_ns(r.as_ns() / 2)),
@@ -58,6 +60,11 @@ impl RttEstimator {
         // RTO <- SRTT + max(G, K*RTTVAR), K = 4, then (2.4) and (2.5) bounds.
         let k_var = Dur::from_ns(4 * rttvar.as_ns()).max(self.cfg.granularity);
         self.rto = (srtt + k_var).max(self.cfg.min_rto).min(self.cfg.max_rto);
+    }
+
+    /// The most recent measurement.
+    pub fn last_sample(&self) -> Option<Dur> {
+        self.last
     }
 
     /// The current RTO before backoff.

@@ -13,7 +13,20 @@
 //!   `IsLost`, `pipe`, `NextSeg`).
 //!
 //! Limited transmit (RFC 3042) and restart after idle (RFC 5681 section 4.1)
-//! are options. The sender needs no engine: every call takes `now` and
+//! are options.
+//!
+//! **Local congestion (Linux 2.4 send stalls).** The caller may limit how
+//! many segments the sending host's interface queue accepts now
+//! ([`Sender::set_room`]). A segment that finds no room is not sent: the
+//! sender counts a send stall and, as Linux 2.4's `tcp_transmit_skb` did on a
+//! refusal by the device queue (`tcp_enter_cwr`), enters congestion window
+//! reduction (CWR) unless it is already recovering: ssthresh takes the
+//! controller's decrease, the window is capped at min(cwnd, flight + 1 SMSS)
+//! and, as Linux's `tcp_cwnd_down`, shrinks by one SMSS every second ACK until
+//! it reaches ssthresh. The window does not grow during CWR, which ends when
+//! everything sent before it is acknowledged; no segment is retransmitted.
+//! The refused segment goes out at the next opportunity (the next ACK), or,
+//! with nothing in flight, after one RTO (Linux's probe timer). The sender needs no engine: every call takes `now` and
 //! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
 //! when it next wants [`Sender::on_timeout`].
 
@@ -39,6 +52,8 @@ pub enum State {
     SlowStart,
     CongestionAvoidance,
     Recovery,
+    /// Congestion window reduction after a send stall (Linux's CWR state).
+    Cwr,
 }
 
 impl State {
@@ -47,6 +62,7 @@ impl State {
             State::SlowStart => "slow_start",
             State::CongestionAvoidance => "congestion_avoidance",
             State::Recovery => "recovery",
+            State::Cwr => "cwr",
         }
     }
 }
@@ -75,6 +91,29 @@ pub struct SenderStats {
     pub ca_entries: u64,
     /// Times the sender became blocked by the receiver's window.
     pub rwnd_stalls: u64,
+    /// Segments refused by a full interface queue (web100 `SendStall`).
+    pub send_stalls: u64,
+    /// Entries into congestion window reduction after a send stall.
+    pub cwr_entries: u64,
+    /// ACKs (new, duplicate or not) that reached the sender (web100 `AckPktsIn`).
+    pub acks_in: u64,
+    /// ACKs that carried SACK blocks (web100 `SACKsRcvd`).
+    pub sack_acks: u64,
+    /// ACKs that grew the window in slow start (web100 `SlowStart`).
+    pub ss_acks: u64,
+    /// ACKs handled by congestion avoidance (web100 `CongAvoid`).
+    pub ca_acks: u64,
+}
+
+/// Congestion window reduction after a send stall.
+#[derive(Copy, Clone, Debug)]
+struct Cwr {
+    /// `snd_nxt` at entry: CWR ends when it is acknowledged.
+    high_seq: u64,
+    /// The window in use during CWR, bytes (never below ssthresh).
+    cap: u64,
+    /// ACKs since the last one-segment decrease.
+    acks: u32,
 }
 
 #[derive(Copy, Clone, Debug)]
@@ -123,6 +162,11 @@ pub struct Sender {
     cause: Cause,
     state: State,
     rwnd_limited: bool,
+    /// Segments the interface queue accepts now (`u64::MAX`: no limit).
+    room: u64,
+    cwr: Option<Cwr>,
+    /// A single retransmission refused by the interface queue, to resend first.
+    retx_pending: Option<u64>,
     pub stats: SenderStats,
 }
 
@@ -158,6 +202,9 @@ impl Sender {
             cause: Cause::Fast,
             state: State::SlowStart,
             rwnd_limited: false,
+            room: u64::MAX,
+            cwr: None,
+            retx_pending: None,
             stats: SenderStats::default(),
         };
         s.stats.ss_entries = 1;
@@ -174,6 +221,9 @@ impl Sender {
     }
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
+    }
+    pub fn mss(&self) -> u64 {
+        self.mss
     }
     pub fn rwnd(&self) -> u64 {
         self.max_window
@@ -229,7 +279,75 @@ impl Sender {
     /// The usable window: congestion window plus recovery inflation, capped
     /// by the receiver's window.
     pub fn window(&self) -> u64 {
-        (self.cc.window() + self.inflation).min(self.max_window)
+        (self.cwnd() + self.inflation).min(self.max_window)
+    }
+
+    /// The congestion window in use: the controller's, or during CWR the
+    /// reduction's (web100 `CurCwnd`).
+    #[inline]
+    pub fn cwnd(&self) -> u64 {
+        match self.cwr {
+            None => self.cc.window(),
+            Some(c) => c.cap,
+        }
+    }
+
+    /// How many more segments the sending host's interface queue accepts
+    /// now (`u64::MAX`: no limit). Set before each call that may transmit.
+    #[inline]
+    pub fn set_room(&mut self, room: u64) {
+        self.room = room;
+    }
+
+    /// A segment may go out if the interface queue has room; otherwise a
+    /// send stall (see the module documentation).
+    #[inline]
+    fn take_room(&mut self, now: Time) -> bool {
+        if self.room == 0 {
+            self.send_stall(now);
+            return false;
+        }
+        if self.room != u64::MAX {
+            self.room -= 1;
+        }
+        true
+    }
+
+    fn send_stall(&mut self, now: Time) {
+        self.stats.send_stalls += 1;
+        if !self.in_recovery && self.cwr.is_none() {
+            // Linux 2.4 tcp_enter_cwr: ssthresh from the controller's
+            // decrease, cwnd = min(cwnd, in_flight + 1).
+            let before = self.cc.window();
+            let flight = self.flight();
+            self.cc.on_congestion_event(now, flight);
+            self.stats.cwr_entries += 1;
+            let cap = before.min(flight + self.mss).max(self.cc.window());
+            self.cwr = Some(Cwr { high_seq: self.snd_nxt, cap, acks: 0 });
+        }
+        if self.snd_max <= self.snd_una && self.rto_deadline.is_none() {
+            // Nothing in flight brings an ACK: try again after one RTO.
+            self.restart_timer(now);
+        }
+    }
+
+    /// An ACK of new data during CWR (Linux `tcp_cwnd_down`): one SMSS less
+    /// every second ACK, the window at most flight + 1 SMSS, never below
+    /// ssthresh; CWR ends once `high_seq` is acknowledged.
+    fn cwr_on_ack(&mut self, ack: u64) {
+        let Some(mut c) = self.cwr else { return };
+        if ack >= c.high_seq {
+            self.cwr = None;
+            return;
+        }
+        let floor = self.cc.window();
+        c.acks += 1;
+        if c.acks == 2 {
+            c.acks = 0;
+            c.cap = c.cap.saturating_sub(self.mss);
+        }
+        c.cap = c.cap.min(self.flight() + self.mss).max(floor);
+        self.cwr = Some(c);
     }
 
     /// When the retransmission timer expires, if it is running.
@@ -270,6 +388,8 @@ impl Sender {
     fn update_state(&mut self) {
         let st = if self.in_recovery {
             State::Recovery
+        } else if self.cwr.is_some() {
+            State::Cwr
         } else if self.cc.in_slow_start() {
             State::SlowStart
         } else {
@@ -279,7 +399,7 @@ impl Sender {
             match st {
                 State::SlowStart => self.stats.ss_entries += 1,
                 State::CongestionAvoidance => self.stats.ca_entries += 1,
-                State::Recovery => {}
+                State::Recovery | State::Cwr => {}
             }
             self.state = st;
         }
@@ -306,7 +426,11 @@ impl Sender {
         self.scoreboard.get(i).filter(|s| s.seq == seq)
     }
 
-    fn emit(&mut self, now: Time, seq: u64, out: &mut Vec<Segment>) {
+    /// Send the segment at `seq`, unless the interface queue refuses it.
+    fn emit(&mut self, now: Time, seq: u64, out: &mut Vec<Segment>) -> bool {
+        if !self.take_room(now) {
+            return false;
+        }
         let len = self.seg_len(seq);
         let retx = seq < self.snd_max;
         self.stats.data_pkts += 1;
@@ -338,12 +462,21 @@ impl Sender {
         }
         self.last_send = Some(now);
         out.push(Segment { seq, len: len as u32, retx, last: seq + len >= self.end && self.end != u64::MAX });
+        true
+    }
+
+    /// A single retransmission (fast retransmit, partial ACK): if refused, it
+    /// goes first at the next opportunity.
+    fn emit_retx(&mut self, now: Time, seq: u64, out: &mut Vec<Segment>) {
+        if !self.emit(now, seq, out) {
+            self.retx_pending = Some(seq);
+        }
     }
 
     /// Send from `snd_nxt` as much as the window (plus `extra` bytes of
     /// limited transmit) allows.
     fn send_window(&mut self, now: Time, extra: u64, out: &mut Vec<Segment>) {
-        let cwnd = self.cc.window() + self.inflation + extra;
+        let cwnd = self.cwnd() + self.inflation + extra;
         let mut rwnd_blocked = false;
         while self.snd_nxt < self.end {
             let len = self.seg_len(self.snd_nxt);
@@ -352,7 +485,9 @@ impl Sender {
                 rwnd_blocked = need > self.max_window && need <= cwnd;
                 break;
             }
-            self.emit(now, self.snd_nxt, out);
+            if !self.emit(now, self.snd_nxt, out) {
+                break;
+            }
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
         }
@@ -375,6 +510,15 @@ impl Sender {
     }
 
     fn send_data(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if let Some(seq) = self.retx_pending {
+            if seq < self.snd_una || seq >= self.snd_max {
+                self.retx_pending = None;
+            } else if self.emit(now, seq, out) {
+                self.retx_pending = None;
+            } else {
+                return;
+            }
+        }
         if self.recovery == Recovery::Sack && self.in_recovery {
             self.sack_send(now, out);
         } else {
@@ -389,6 +533,8 @@ impl Sender {
             // It acknowledges data never sent: ignore it (RFC 9293 section 3.10.7.4).
             return;
         }
+        self.stats.acks_in += 1;
+        self.stats.sack_acks += u64::from(!sack.is_empty());
         self.stats.sack_blocks += sack.len() as u64;
         let sack_news = self.recovery == Recovery::Sack && self.sb_mark(sack);
         if ack > self.snd_una {
@@ -440,7 +586,15 @@ impl Sender {
                     self.cc.on_recovery_exit(now);
                 }
             }
+        } else if self.cwr.is_some() {
+            // No growth during CWR (Linux calls no congestion avoidance outside the Open state).
+            self.cwr_on_ack(ack);
         } else {
+            if self.cc.in_slow_start() {
+                self.stats.ss_acks += 1;
+            } else {
+                self.stats.ca_acks += 1;
+            }
             self.cc.on_ack(now, acked, flight);
         }
         if self.snd_una >= self.snd_max {
@@ -451,7 +605,7 @@ impl Sender {
             self.restart_timer(now);
         }
         if partial && self.recovery == Recovery::NewReno {
-            self.emit(now, self.snd_una, out);
+            self.emit_retx(now, self.snd_una, out);
         }
         self.send_data(now, out);
     }
@@ -480,7 +634,10 @@ impl Sender {
             self.stats.fast_retx += 1;
             self.cause = Cause::Fast;
             self.recover = Some(self.snd_max);
-            self.cc.on_congestion_event(now, self.flight());
+            if self.cwr.take().is_none() {
+                // From CWR, recovery keeps the ssthresh CWR set (as Linux).
+                self.cc.on_congestion_event(now, self.flight());
+            }
             match self.recovery {
                 Recovery::None => {
                     // Tahoe: no fast recovery; resend from the first
@@ -494,7 +651,7 @@ impl Sender {
                 Recovery::Reno | Recovery::NewReno => {
                     self.inflation = u64::from(self.dupthresh) * self.mss;
                     self.in_recovery = true;
-                    self.emit(now, self.snd_una, out);
+                    self.emit_retx(now, self.snd_una, out);
                     self.restart_timer(now);
                     self.send_window(now, 0, out);
                 }
@@ -502,7 +659,7 @@ impl Sender {
                     // RFC 6675 section 5, steps 4.1-4.4: retransmit the first
                     // lost segment, then send while cwnd - pipe >= 1 SMSS.
                     self.in_recovery = true;
-                    self.emit(now, self.snd_una, out);
+                    self.emit_retx(now, self.snd_una, out);
                     self.restart_timer(now);
                     self.sack_send(now, out);
                 }
@@ -585,14 +742,18 @@ impl Sender {
                 break;
             }
             if let Some(seq) = rule1 {
-                self.emit(now, seq, out);
+                if !self.emit(now, seq, out) {
+                    break;
+                }
                 continue;
             }
             if self.snd_nxt < self.end {
                 let len = self.seg_len(self.snd_nxt);
                 if self.snd_nxt + len - self.snd_una <= self.max_window {
                     let seq = self.snd_nxt;
-                    self.emit(now, seq, out);
+                    if !self.emit(now, seq, out) {
+                        break;
+                    }
                     self.snd_nxt += len;
                     self.snd_max = self.snd_max.max(self.snd_nxt);
                     continue;
@@ -600,8 +761,8 @@ impl Sender {
                 self.note_rwnd(true);
             }
             match rule3 {
-                Some(seq) => self.emit(now, seq, out),
-                None => break,
+                Some(seq) if self.emit(now, seq, out) => {}
+                _ => break,
             }
         }
         self.arm_timer(now);
@@ -612,12 +773,16 @@ impl Sender {
         debug_assert!(self.rto_deadline.is_some_and(|d| d <= now));
         self.rto_deadline = None;
         if self.snd_una >= self.snd_max {
+            // Nothing outstanding: the retry after a send stall.
+            self.send_data(now, out);
             return;
         }
         self.stats.timeouts += 1;
         self.cause = Cause::Timeout;
         self.cc.on_timeout(now, self.flight());
         self.in_recovery = false;
+        self.cwr = None;
+        self.retx_pending = None;
         self.inflation = 0;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
@@ -767,6 +932,67 @@ mod tests {
             assert_eq!(s.cc.window(), expected);
             assert_eq!(out.len() as u64, expected / MSS);
         }
+    }
+
+    #[test]
+    fn a_full_interface_queue_stalls_reduces_the_window_and_retransmits_nothing() {
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, byte_counting: false, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(1000 * MSS));
+        let mut out = Vec::new();
+        // Room for 6 of the initial 10 segments: the 7th is a send stall.
+        s.set_room(6);
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 6);
+        assert_eq!((s.stats.send_stalls, s.stats.cwr_entries), (1, 1));
+        assert_eq!(s.snd_nxt(), 6 * MSS, "the refused segment is not sent");
+        // CWR: ssthresh = flight / 2 (Reno's decrease); the window is capped at
+        // min(cwnd, flight + 1 SMSS) = 7 segments.
+        assert_eq!(s.cc.ssthresh(), 3 * MSS);
+        assert_eq!(s.cwnd(), 7 * MSS);
+        assert_eq!(s.state(), State::Cwr);
+        // ACKs come back one segment at a time with room again: the window
+        // loses one SMSS every second ACK, not below ssthresh, and never grows.
+        let mut t = Time::from_ns(10_000_000);
+        let mut cwnds = Vec::new();
+        for k in 1..=6u64 {
+            s.set_room(u64::MAX);
+            out.clear();
+            s.on_ack(t, k * MSS, &[], &mut out);
+            cwnds.push(s.cwnd() / MSS);
+            assert!(out.iter().all(|g| !g.retx));
+            t += Dur::from_ms(1);
+        }
+        // ACK 1: flight 5, so the cap is 6; ACK 2: one SMSS less; ... ACK 6
+        // covers everything sent before CWR: it ends at ssthresh.
+        assert_eq!(cwnds, vec![6, 5, 5, 4, 4, 3], "min(cap, flight + 1), one SMSS less per two ACKs, then ssthresh");
+        assert_eq!(s.state(), State::CongestionAvoidance);
+        assert_eq!((s.stats.retx_pkts, s.stats.fast_retx, s.stats.timeouts), (0, 0, 0));
+        assert_eq!(s.stats.send_stalls, 1);
+    }
+
+    #[test]
+    fn a_stall_with_nothing_in_flight_retries_after_an_rto() {
+        let mut s = sender(4, 100 * MSS);
+        let mut out = Vec::new();
+        s.set_room(0);
+        s.start(Time::ZERO, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(s.stats.send_stalls, 1);
+        let retry = s.poll_timeout().expect("a retry is armed");
+        s.set_room(u64::MAX);
+        s.on_timeout(retry, &mut out);
+        // CWR with nothing in flight: ssthresh 2 SMSS, cwnd min(4, 0 + 1) raised to ssthresh.
+        assert_eq!(out.len(), 2, "the reduced window goes out when the queue has room");
+        assert!(out.iter().all(|g| !g.retx));
+        assert_eq!(s.stats.timeouts, 0, "a retry is not a timeout");
+    }
+
+    #[test]
+    fn without_a_limit_nothing_stalls() {
+        let mut s = sender(10, 100 * MSS);
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!((out.len(), s.stats.send_stalls, s.cwnd()), (10, 0, 10 * MSS));
     }
 
     #[test]
