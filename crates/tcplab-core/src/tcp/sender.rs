@@ -511,13 +511,12 @@ impl Sender {
 
     fn send_data(&mut self, now: Time, out: &mut Vec<Segment>) {
         if let Some(seq) = self.retx_pending {
-            if seq < self.snd_una || seq >= self.snd_max {
-                self.retx_pending = None;
-            } else if self.emit(now, seq, out) {
-                self.retx_pending = None;
-            } else {
+            // Still outstanding: resend it first, or wait while refused.
+            let needed = seq >= self.snd_una && seq < self.snd_max;
+            if needed && !self.emit(now, seq, out) {
                 return;
             }
+            self.retx_pending = None;
         }
         if self.recovery == Recovery::Sack && self.in_recovery {
             self.sack_send(now, out);
