@@ -103,4 +103,15 @@ def cases() -> dict[str, Any]:
         apps=[{"type": "burst", "name": "first", "src": "s0", "dst": "k0", "flows": 6, "total": "180kB"},
               {"type": "burst", "name": "later", "src": "s1", "dst": "k1", "flows": 6, "total": "180kB", "start": {"type": "uniform", "min": "0.2s", "max": "0.6s"}}],
     )  # fmt: skip
+    # Send stalls at each sender's small interface queue, HSTCP's table, and web100 samples.
+    out["local-congestion-web100"] = dumbbell(
+        left=2, right=2, bottleneck_rate="100Mbps", bottleneck_delay="7ms", access_rate="20Mbps", access_delay="0.5ms",
+        access_queue="12pkt", duration="3s", seed=12,
+        tcp={"cc": "highspeed", "hstcp_lookup": "table", "local_congestion": "linux", "byte_counting": False, "window": "4MiB",
+             "mss": "1448B", "header": "90B", "iw": 2, "rto_min": "200ms"},
+        apps=[{"type": "bulk", "name": "h", "src": "s0", "dst": "k0", "size": "inf"},
+              {"type": "repeat", "name": "r", "src": "s1", "dst": "k1", "size": "300kB", "think": "0.2s",
+               "tcp": {"cc": "sack", "hstcp_lookup": "formula"}}],
+    )  # fmt: skip
+    out["local-congestion-web100"]["trace"] = {"web100": True, "interval": "50ms"}
     return out
