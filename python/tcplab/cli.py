@@ -101,13 +101,15 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     \b
     tcplab plot seq SCENARIO -o fig.png     packet number against time at a link
     tcplab plot cwnd SCENARIO -o fig.svg    cwnd and ssthresh against time
+    tcplab plot web100-VIEW SCENARIO -o f.png   web100 views: cwnd, bw (against
+                                            time), bw-cwnd, rtt (histogram), acks
     tcplab plot STORE.duckdb --x iw --y fct_s [--hue webs] -o fig.png
     """
     from .plots import plot_run, store_plot
     from .store import StoreError
 
     try:
-        if figure in ("seq", "cwnd"):
+        if figure in ("seq", "cwnd") or figure.startswith("web100-"):
             if scenario is None:
                 _fail(f"plot {figure}: give the scenario file, e.g. tcplab plot {figure} examples/fall-floyd-drops.toml -o fig.png")
             path = plot_run(figure, scenario, out, apps=list(apps) or None, link=link, overrides=_parse_sets(sets), seed=seed)  # type: ignore[arg-type]
@@ -116,7 +118,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
                 _fail("plot STORE: --x FACTOR and --y METRIC are required")
             path = store_plot(figure, x, y, out, hue=hue, stat=stat)  # type: ignore[arg-type]
         else:
-            _fail(f"plot {figure!r}: expected seq, cwnd or a results store (.duckdb)")
+            _fail(f"plot {figure!r}: expected seq, cwnd, web100-VIEW (cwnd, bw, bw-cwnd, rtt, acks) or a results store (.duckdb)")
             return
     except ScenarioError as e:
         _fail(str(e))
@@ -221,7 +223,7 @@ def _print_df(df: Any, title: str) -> None:
 
 
 @main.command("reproduce")
-@click.argument("study", type=click.Choice(["rfc2415", "iw10"]))
+@click.argument("study", type=click.Choice(["rfc2415", "iw10", "hstcp"]))
 @click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (about a minute on 2 cores).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out).")

@@ -97,6 +97,57 @@ def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -
     return path
 
 
+#: The web100 views: what `tcplab plot web100-VIEW` and the HSTCP study draw.
+WEB100_VIEWS = {
+    "cwnd": "CurCwnd against time",
+    "bw": "instantaneous bandwidth against time",
+    "bw-cwnd": "instantaneous bandwidth against CurCwnd",
+    "rtt": "histogram of SampleRTT",
+    "acks": "ACKs in against data packets out, per interval",
+}
+
+
+def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
+    """One web100 view (see WEB100_VIEWS), one panel per entry of `panels`
+    (title -> web100 table); each connection, or each value of a `run`
+    column, is one series."""
+    if view not in WEB100_VIEWS:
+        raise ScenarioError([FieldProblem("view", f"unknown web100 view; allowed: {', '.join(WEB100_VIEWS)}", view, True)])
+    path = _check_out(out)
+    if all(w.empty for w in panels.values()):
+        raise ScenarioError("no web100 rows for this figure: set [trace] web100 = true")
+    fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False, sharey=view != "rtt")
+    for ax, (title, w) in zip(axes[0], panels.items()):
+        key = "run" if "run" in w.columns else "flow"
+        for name, g in w.groupby(key, sort=True):
+            label = f"{key} {name}"
+            d_acks, d_data = g.AckPktsIn.diff(), g.DataPktsOut.diff()
+            if view == "cwnd":
+                ax.plot(g.t, g.CurCwnd / 1e3, lw=0.8, label=label)
+                ax.set_xlabel("time (s)"), ax.set_ylabel("CurCwnd (kB)")
+            elif view == "bw":
+                ax.plot(g.t, g.InstantaneousBW / 1e6, lw=0.6, label=label)
+                ax.set_xlabel("time (s)"), ax.set_ylabel("instantaneous bandwidth (Mb/s)")
+            elif view == "bw-cwnd":
+                ax.scatter(g.CurCwnd / 1e3, g.InstantaneousBW / 1e6, s=3, alpha=0.5, label=label)
+                ax.set_xlabel("CurCwnd (kB)"), ax.set_ylabel("instantaneous bandwidth (Mb/s)")
+            elif view == "rtt":
+                rtt = g.SampleRTT.dropna()
+                ax.hist(rtt, bins=[x * 0.5 for x in range(int(rtt.min() * 2) - 1, int(rtt.max() * 2) + 3)], histtype="step", label=label)
+                ax.set_xlabel("SampleRTT (ms)"), ax.set_ylabel("samples")
+            else:
+                ax.scatter(d_data, d_acks, s=3, alpha=0.5, label=label)
+                ax.set_xlabel("DataPktsOut per interval"), ax.set_ylabel("AckPktsIn per interval")
+        ax.set_title(title or WEB100_VIEWS[view])
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=7, markerscale=3)
+    fig.suptitle(WEB100_VIEWS[view])
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
 def _default_link(doc: dict[str, Any]) -> str | None:
     sc = load(doc)
     return "r0->r1" if isinstance(sc.topology, Dumbbell) else None
@@ -104,7 +155,8 @@ def _default_link(doc: dict[str, Any]) -> str | None:
 
 def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, apps: Sequence[str] | None = None,
              link: str | None = None, overrides: dict[str, Any] | None = None, seed: int | None = None) -> Path:  # fmt: skip
-    """Run `scenario` with the tracing a figure needs and draw it ('seq' or 'cwnd')."""
+    """Run `scenario` with the tracing a figure needs and draw it ('seq',
+    'cwnd', or 'web100-VIEW' for a view of WEB100_VIEWS)."""
     _check_out(out)
     doc = scenario if isinstance(scenario, dict) else read_toml(scenario)
     doc = apply_overrides(doc, overrides)
@@ -121,7 +173,13 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
         if apps:
             extra["trace.apps"] = list(apps)
         return cwnd_plot(run(apply_overrides(doc, extra)), out, apps)
-    raise ScenarioError([FieldProblem("plot", "unknown figure; allowed: seq, cwnd", kind, True)])
+    if kind.startswith("web100-") and kind[7:] in WEB100_VIEWS:
+        w = run(apply_overrides(doc, {"trace.web100": True})).web100
+        if apps:
+            w = w[w.app.isin(list(apps))]
+        return web100_plot({"": w}, out, kind[7:])
+    allowed = ", ".join(["seq", "cwnd"] + [f"web100-{v}" for v in WEB100_VIEWS])
+    raise ScenarioError([FieldProblem("plot", f"unknown figure; allowed: {allowed}", kind, True)])
 
 
 def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95) -> Path:

@@ -1,0 +1,39 @@
+"""The HSTCP web100 study: its helpers on hand-made series, and its checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tcplab.studies import hstcp
+
+
+def test_sawtooth_counts_peaks_with_hysteresis() -> None:
+    # Three teeth 100 -> 200, with a 3% wobble on the way up that is not a peak.
+    up = list(np.linspace(100, 200, 21))
+    up[10] *= 0.97
+    series = up + up + up + [150.0]
+    peaks, troughs = hstcp.sawtooth(series)
+    assert peaks == [200.0, 200.0, 200.0]
+    assert troughs == [100.0, 100.0]
+
+
+def test_knee_finds_the_bend_of_a_clipped_line() -> None:
+    cwnd = np.arange(60e3, 400e3, 5e3)
+    bw = 0.45 * np.minimum(cwnd, 200e3)
+    assert hstcp.knee(cwnd, bw) == 200e3
+
+
+def test_quick_reproduction_meets_every_check(tmp_path) -> None:
+    res = hstcp.reproduce(quick=True, out=tmp_path, progress=False)
+    assert [ok for _, ok, _ in res["checks"]] == [True] * 6, res["checks"]
+    per = res["tables"]["per_run"].set_index("stack")
+    # Pinned figures of the model (one run per stack, seed 1).
+    assert per.loc["standard", "peaks"] == 4 and per.loc["hstcp", "peaks"] == 10
+    assert per.loc["standard", "retx_pct"] == 0.0 and per.loc["hstcp", "retx_pct"] == 0.0
+    assert round(per.loc["standard", "cwnd_max_kB"]) == 334
+    assert per.loc["standard", "acks_per_data_ss"] == 0.5 and per.loc["standard", "acks_per_data_ca"] == 1.0
+    assert len(res["tables"]["sensitivity"]) == len(hstcp.SENSITIVITY)
+    report = (tmp_path / "report.md").read_text()
+    assert "## Model parameters and their sources" in report and "txqueuelen" in report
+    for view in ("cwnd", "bw", "bw-cwnd", "rtt", "acks"):
+        assert (tmp_path / f"web100-{view}.png").stat().st_size > 10_000
