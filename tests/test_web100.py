@@ -131,3 +131,15 @@ def test_plot_unknown_web100_view_exits_2(tmp_path) -> None:
     r = CliRunner().invoke(main, ["plot", "web100-nope", FF, "-o", str(tmp_path / "x.png")])
     assert r.exit_code == 2
     assert "web100-rtt" in r.output and "'web100-nope'" in r.output
+
+
+def test_a_growing_receive_window_is_advertised_on_every_ack() -> None:
+    # Linux 2.4: 4 segments at first, 2 more per data segment received, up
+    # to the window; ACKs carry it, so at each sample (no loss, an ACK per
+    # segment, full segments) CurRwinRcvd = min(window, 4 MSS + 2 SndUna).
+    sc = _bulk()
+    sc["tcp"].update({"window_growth": "linux", "window": "400KiB"})
+    w = tcplab.run(sc).web100
+    want = np.minimum(400 * 1024, 4 * MSS + 2 * w.SndUna)
+    assert np.array_equal(w.CurRwinRcvd, want)
+    assert w.CurRwinRcvd.iloc[0] < 400 * 1024 == w.CurRwinRcvd.iloc[-1]

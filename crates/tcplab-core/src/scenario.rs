@@ -231,6 +231,9 @@ pub struct TcpSpec {
     /// HighSpeed TCP's a(w)/b(w): "formula" (default), "table" (row at or below), "linux" (row above).
     #[serde(default)]
     pub hstcp_lookup: Option<String>,
+    /// The receiver's window grows as Linux 2.4's did.
+    #[serde(default)]
+    pub window_growth: bool,
 }
 
 fn three() -> u32 {
@@ -368,6 +371,7 @@ impl TcpSpec {
                 Some("linux") => HighSpeedLookup::TableAbove,
                 Some(other) => return Err(invalid(format!("{field}.hstcp_lookup"), format!("'{other}' is not a lookup; allowed: formula, table, linux"))),
             },
+            window_growth: self.window_growth,
         })
     }
 }

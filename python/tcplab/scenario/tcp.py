@@ -51,6 +51,10 @@ class Tcp(_Model):
     there, like any queue. 'linux': as Linux 2.4, it is not sent (a send
     stall, web100 SendStall) and the connection enters congestion window
     reduction, without a retransmission."""
+    window_growth: Literal["none", "linux"] = "none"
+    """The receiver's advertised window: 'none': `window` from the start;
+    'linux': as Linux 2.4, 4 segments at first, then 2 more for each data
+    segment received, up to `window` (the socket buffer)."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -114,6 +118,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
     # this document) of existing sweep stores stay valid.
     if t.local_congestion != "none":
         core["local_congestion"] = True
+    if t.window_growth != "none":
+        core["window_growth"] = True
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     return core

@@ -72,7 +72,8 @@ pub struct Packet {
     pub nsack: u8,
     /// Data: payload bytes.
     pub len: u32,
-    /// Data: first payload byte's sequence number.
+    /// Data: first payload byte's sequence number. Ack: the advertised
+    /// window, when the connection's window grows ([`Packet::window`]).
     pub seq: u64,
     /// Ack: cumulative acknowledgement (next byte expected).
     pub ack: u64,
@@ -83,6 +84,20 @@ pub struct Packet {
 pub type SackBlocks = [(u32, u32); MAX_SACK];
 
 impl Packet {
+    /// Ack: the receiver's advertised window, bytes (an ACK has no sequence
+    /// range of its own, so the window travels in `seq`).
+    #[inline]
+    pub fn window(&self) -> u64 {
+        debug_assert_eq!(self.kind, PacketKind::Ack);
+        self.seq
+    }
+
+    #[inline]
+    pub fn set_window(&mut self, window: u64) {
+        debug_assert_eq!(self.kind, PacketKind::Ack);
+        self.seq = window;
+    }
+
     /// A packet of `kind` with every optional field empty.
     pub fn new(conn: u32, route: u32, kind: PacketKind, wire_bytes: u32) -> Packet {
         Packet {

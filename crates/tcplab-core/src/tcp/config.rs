@@ -75,6 +75,9 @@ pub struct TcpConfig {
     pub local_congestion: bool,
     /// How HighSpeed TCP finds a(w) and b(w).
     pub hstcp_lookup: HighSpeedLookup,
+    /// The receiver's window grows from 4 segments by 2 per segment received
+    /// (Linux 2.4), up to `max_window`, and ACKs carry it.
+    pub window_growth: bool,
 }
 
 impl Default for TcpConfig {
@@ -100,6 +103,7 @@ impl Default for TcpConfig {
             handshake: false,
             local_congestion: false,
             hstcp_lookup: HighSpeedLookup::Formula,
+            window_growth: false,
         }
     }
 }
@@ -135,6 +139,16 @@ impl TcpConfig {
                 abc_limit: u64::from(self.abc_limit),
                 ..Default::default()
             })),
+        }
+    }
+
+    /// The receiver's window before any data: `max_window`, or with
+    /// `window_growth` 4 segments (Linux 2.4 `tcp_select_initial_window`).
+    pub fn initial_rwnd(&self) -> u64 {
+        if self.window_growth {
+            (4 * u64::from(self.mss)).min(self.max_window)
+        } else {
+            self.max_window
         }
     }
 

@@ -100,6 +100,8 @@ pub struct Connection {
     header: u32,
     /// Linux-like local congestion: the sender sees its interface queue's room.
     local_congestion: bool,
+    /// ACKs carry the receiver's (growing) window.
+    window_growth: bool,
     pub start: Time,
     pub sender: Sender,
     pub receiver: Receiver,
@@ -145,6 +147,7 @@ impl Connection {
             ack_route: ack,
             header: cfg.header,
             local_congestion: cfg.local_congestion,
+            window_growth: cfg.window_growth,
             start: now,
             sender: Sender::new(cfg, size),
             receiver: Receiver::new(cfg, size),
@@ -189,6 +192,9 @@ impl Connection {
         match p.kind {
             PacketKind::Data => return self.on_data(w, p),
             PacketKind::Ack => {
+                if self.window_growth {
+                    self.sender.set_rwnd(p.window());
+                }
                 self.run_sender(w, |s, now, buf| s.on_ack(now, p.ack, sack, buf));
                 if p.fin {
                     self.send_control(w, PacketKind::Close, 0, 0);
@@ -417,6 +423,9 @@ impl Connection {
         p.ack = ack;
         p.fin = fin;
         p.nsack = n as u8;
+        if self.window_growth {
+            p.set_window(self.receiver.window());
+        }
         w.transmit(p, &blocks[..n]);
     }
 

@@ -5,6 +5,11 @@
 //! a hole. With SACK on, each ACK carries up to `sack_blocks` blocks
 //! (RFC 2018 section 4): first the block holding the segment just received,
 //! then the other blocks, most recently changed first.
+//!
+//! The advertised window is the configured maximum, or, with
+//! `window_growth` (Linux 2.4's `tcp_select_initial_window` and
+//! `tcp_grow_window`), starts at 4 segments and grows by 2 segments for each
+//! data segment received, up to the maximum (the socket buffer).
 
 use super::config::TcpConfig;
 use crate::time::{Dur, Time};
@@ -32,6 +37,10 @@ pub struct Receiver {
     mss: u32,
     total: Option<u64>,
     done_at: Option<Time>,
+    /// The window advertised on ACKs, bytes.
+    window: u64,
+    max_window: u64,
+    growth: bool,
     pub stats: ReceiverStats,
 }
 
@@ -50,8 +59,16 @@ impl Receiver {
             mss: cfg.mss,
             total,
             done_at: None,
+            window: cfg.initial_rwnd(),
+            max_window: cfg.max_window,
+            growth: cfg.window_growth,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// The window to advertise now, bytes.
+    pub fn window(&self) -> u64 {
+        self.window
     }
 
     /// Bytes delivered in order to the application: exactly `[0, delivered())`.
@@ -102,6 +119,9 @@ impl Receiver {
     /// A data segment arrived: returns the cumulative ACK to send now, if any.
     pub fn on_data(&mut self, now: Time, seq: u64, len: u32) -> Option<u64> {
         self.stats.data_pkts += 1;
+        if self.growth {
+            self.window = (self.window + 2 * u64::from(self.mss)).min(self.max_window);
+        }
         let end = seq + u64::from(len);
         if end <= self.rcv_nxt {
             self.stats.dup_bytes += u64::from(len);

@@ -178,7 +178,7 @@ impl Sender {
         let mut s = Sender {
             mss: u64::from(cfg.mss),
             iw_bytes: cfg.iw_bytes,
-            max_window: cfg.max_window,
+            max_window: cfg.initial_rwnd(),
             dupthresh: cfg.dupack_threshold,
             max_backoff: cfg.max_backoff,
             limited_transmit: cfg.limited_transmit,
@@ -227,6 +227,11 @@ impl Sender {
     }
     pub fn rwnd(&self) -> u64 {
         self.max_window
+    }
+    /// The receiver advertised `window` bytes (with a growing window).
+    #[inline]
+    pub fn set_rwnd(&mut self, window: u64) {
+        self.max_window = window;
     }
     pub fn state(&self) -> State {
         self.state
