@@ -9,6 +9,7 @@
 //! not own the clock or the event queue: whenever a link needs a wake-up (its
 //! head packet's arrival), the caller's `wake(time, link)` is told.
 
+pub mod atm;
 pub mod link;
 pub mod packet;
 pub mod queue;

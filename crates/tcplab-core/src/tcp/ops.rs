@@ -3,7 +3,9 @@
 //! `tcp_ops` (in `fuzz/`) feeds it arbitrary bytes; tests replay what it found.
 //!
 //! The first bytes choose the configuration (controller, initial window,
-//! delayed ACKs, SACK blocks, duplicate-ACK threshold, limited transmit);
+//! delayed ACKs, SACK blocks, duplicate-ACK threshold, limited transmit, a
+//! growing receive window, and local congestion: the path out of the sender
+//! then holds at most a few segments, and a segment beyond is a send stall);
 //! each later byte is one operation: deliver, drop, duplicate or reorder a
 //! data segment; deliver, drop, duplicate or corrupt an ACK (its
 //! acknowledgement number moved anywhere, arbitrary SACK blocks); fire the
@@ -38,22 +40,31 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         limited_transmit: data[2] & 8 != 0,
         dupack_threshold: 2 + u32::from(data[3]) % 3,
         max_window: 40 * u64::from(MSS),
+        window_growth: data[2] & 16 != 0,
+        local_congestion: data[3] & 128 != 0,
         ..Default::default()
     };
+    // With local congestion, the sender's interface queue is the path, of 2 to 9 segments.
+    let cap = if cfg.local_congestion { 2 + usize::from(data[3] >> 4 & 7) } else { usize::MAX };
+    let room = |path: &VecDeque<Segment>| if cap == usize::MAX { u64::MAX } else { cap.saturating_sub(path.len()) as u64 };
     let mut tx = Sender::new(&cfg, Some(TOTAL));
     let mut rx = Receiver::new(&cfg, Some(TOTAL));
     let mut now = Time::ZERO;
     let mut out: Vec<Segment> = Vec::new();
     let mut path: VecDeque<Segment> = VecDeque::new();
-    let mut back: VecDeque<(u64, Vec<(u64, u64)>)> = VecDeque::new();
+    // ACKs on their way back: (ack, SACK blocks, advertised window).
+    type AckOnWire = (u64, Vec<(u64, u64)>, u64);
+    let mut back: VecDeque<AckOnWire> = VecDeque::new();
     let mut received = vec![false; TOTAL as usize];
     let (mut una, mut delivered) = (0u64, 0u64);
+    tx.set_room(room(&path));
     tx.start(now, &mut out);
     path.extend(out.drain(..));
     let mut bytes = data[4..].iter().copied();
     while let Some(op) = bytes.next() {
         now += Dur::from_ms(1 + u64::from(op >> 4));
         let mut ack = None;
+        tx.set_room(room(&path));
         match op % 12 {
             0..=2 => {
                 if let Some(s) = path.pop_front() {
@@ -73,7 +84,10 @@ pub fn run(data: &[u8]) -> Result<(), String> {
                 }
             }
             6 | 7 => {
-                if let Some((a, sack)) = back.pop_front() {
+                if let Some((a, sack, wnd)) = back.pop_front() {
+                    if cfg.window_growth {
+                        tx.set_rwnd(wnd);
+                    }
                     tx.on_ack(now, a, &sack, &mut out);
                 }
             }
@@ -104,7 +118,10 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         if let Some(a) = ack {
             let mut blocks = [(0, 0); 4];
             let n = rx.sack_blocks(&mut blocks);
-            back.push_back((a, blocks[..n].to_vec()));
+            back.push_back((a, blocks[..n].to_vec(), rx.window()));
+        }
+        if out.len() as u64 > room(&path) {
+            return Err(format!("{} segments sent into room for {}", out.len(), room(&path)));
         }
         path.extend(out.drain(..));
         tx.check_invariants()?;
@@ -144,6 +161,17 @@ mod tests {
         assert_eq!(run(include_bytes!("../../../../fuzz/regressions/tcp_ops-retransmission-past-snd_max")), Ok(()));
         // An ACK inside a segment: pipe counted the whole segment, acknowledged bytes included.
         assert_eq!(run(include_bytes!("../../../../fuzz/regressions/tcp_ops-pipe-of-a-partly-acked-segment")), Ok(()));
+    }
+
+    #[test]
+    fn local_congestion_and_window_growth_hold_every_invariant() {
+        // Config: sack, IW 10, window growth, local congestion with a path of
+        // 2 + 3 segments; deliver and ACK in turn, with a timer now and then.
+        for cc in 0..6u8 {
+            let mut ops = vec![cc, 9, 16, 128 | (3 << 4)];
+            ops.extend(std::iter::repeat_n([0u8, 0, 6, 6, 0, 6, 11], 200).flatten());
+            assert_eq!(run(&ops), Ok(()));
+        }
     }
 
     #[test]
