@@ -28,7 +28,7 @@ def test_json_matches_python_api() -> None:
     for d in (doc, api):
         d["engine"].pop("wall_seconds")
     assert doc == api
-    assert set(doc) == {"tcplab_version", "seed", "scenario", "flows", "links", "pages", "traces", "web100", "packets", "engine"}
+    assert set(doc) == {"tcplab_version", "seed", "scenario", "flows", "links", "pages", "traces", "web100", "ports", "packets", "engine"}
 
 
 def test_set_and_seed_reach_the_simulation() -> None:

@@ -59,6 +59,13 @@ class Result:
         return pd.DataFrame.from_records(self.raw["web100"], columns=WEB100_COLUMNS)
 
     @property
+    def ports(self) -> pd.DataFrame:
+        """One row per UBR switch port (an ATM link with a ubr queue): link, policy,
+        buffer_cells, frames, cells_in, early_drops, ppd_frames, dropped_cells,
+        wasted_cells, frames_out, vc_max_cells, vc_max_mean."""
+        return pd.DataFrame.from_records(self.raw["ports"], columns=_PORT_COLUMNS)
+
+    @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
@@ -80,6 +87,7 @@ class Result:
             "pages": self.raw["pages"],
             "traces": self.raw["traces"],
             "web100": self.raw["web100"],
+            "ports": self.raw["ports"],
             "packets": self.raw["packets"],
             "engine": self.raw["engine"],
         }
@@ -106,6 +114,10 @@ WEB100_COLUMNS = [
     "flow", "app", "t", "CurCwnd", "CurSsthresh", "SmoothedRTT", "SampleRTT", "CurRwinRcvd", "SndNxt", "SndMax",
     "SndUna", "PktsOut", "DataPktsOut", "AckPktsIn", "DupAcksIn", "SACKsRcvd", "PktsRetrans", "Timeouts",
     "SlowStart", "CongAvoid", "CongestionSignals", "SendStall", "InstantaneousBW", "state",
+]  # fmt: skip
+_PORT_COLUMNS = [
+    "link", "policy", "buffer_cells", "frames", "cells_in", "early_drops", "ppd_frames", "dropped_cells",
+    "wasted_cells", "frames_out", "vc_max_cells", "vc_max_mean",
 ]  # fmt: skip
 _PACKET_COLUMNS = ["t", "link", "event", "flow", "app", "kind", "seq", "len", "retx"]
 _LINK_COLUMNS = [

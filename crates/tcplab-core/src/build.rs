@@ -46,7 +46,12 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             return Err(invalid(format!("{field}.rate"), "must be positive"));
         }
         let rng = RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
-        links.push(Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?));
+        let mut link = Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?);
+        let port = l.queue.ubr_port(&field, l.atm, link.cell_time())?;
+        if l.atm {
+            link.set_atm(port);
+        }
+        links.push(link);
         ends.push((a, b));
         link_index.entry((a, b)).or_insert(i as u32);
     }
@@ -123,6 +128,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             p.cfg.initial_ssthresh = bdp.max(2 * u64::from(p.cfg.mss));
         }
     }
+    net.wire_ports();
     if sc.advance_links {
         net.enable_advancing();
     }

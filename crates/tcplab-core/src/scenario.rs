@@ -10,6 +10,7 @@ use crate::cc::HighSpeedLookup;
 use crate::error::{Error, Result};
 use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
+use crate::net::atm::{Policy, UbrConfig, UbrPort};
 use crate::net::{DropTail, Limit, QueueDisc};
 use crate::tcp::{CcKind, RttConfig, TcpConfig};
 use crate::time::Dur;
@@ -83,6 +84,9 @@ pub struct LinkSpec {
     pub rate_bps: u64,
     pub delay_ns: u64,
     pub queue: QueueSpec,
+    /// An ATM link: packets travel as AAL5 cells.
+    #[serde(default)]
+    pub atm: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,6 +106,13 @@ pub enum QueueSpec {
         gentle: bool,
         byte_mode: bool,
         mean_pkt_bytes: u64,
+    },
+    /// A UBR switch output port (ATM links only): a buffer of cells.
+    Ubr {
+        buffer_cells: u32,
+        r: f64,
+        z: f64,
+        policy: String,
     },
 }
 
@@ -269,7 +280,22 @@ impl QueueSpec {
                 let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
                 Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng))))
             }
+            // The port replaces the packet queue; this one is never offered a packet.
+            QueueSpec::Ubr { .. } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Packets(0) })),
         }
+    }
+
+    /// The UBR port of a `ubr` queue on an ATM link whose cells take `cell_time`.
+    pub fn ubr_port(&self, field: &str, atm: bool, cell_time: Dur) -> Result<Option<UbrPort>> {
+        let QueueSpec::Ubr { buffer_cells, r, z, ref policy } = *self else { return Ok(None) };
+        if !atm {
+            return Err(invalid(format!("{field}.queue"), "a ubr queue needs an ATM link (atm = true)"));
+        }
+        let policy = Policy::parse(policy).ok_or_else(|| invalid(format!("{field}.queue.policy"), format!("'{policy}' is not a drop policy; allowed: ubr, epd, sd")))?;
+        if buffer_cells == 0 || !(0.0..=1.0).contains(&r) || z.is_nan() || z <= 0.0 {
+            return Err(invalid(format!("{field}.queue"), "buffer at least 1 cell, r within [0, 1], z positive"));
+        }
+        Ok(Some(UbrPort::new(UbrConfig { buffer_cells, r, z, policy }, cell_time)))
     }
 }
 

@@ -48,7 +48,24 @@ class RedQueue(_Model):
         return self
 
 
-Queue = Annotated[Union[DropTailQueue, RedQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
+class UbrQueue(_Model):
+    """A UBR switch output port (ATM links only): a buffer of `buffer` cells,
+    the one being sent included, with a drop policy decided at each frame's
+    first cell (occupancy X, R = r x buffer): 'epd' refuses the frame if
+    X > R; 'sd' (Selective Drop) if X > R and the VC's cells X_i > z X / N_a,
+    N_a the VCs with cells in the buffer; 'ubr' never refuses early. Under
+    every policy a cell finding the buffer full is dropped with the rest of
+    its frame (PPD). Defaults R = 0.8, Z = 0.8 (Goyal et al. 1998)."""
+
+    type: Literal["ubr"]
+    buffer: Annotated[int, Field(ge=1, le=10**9)]
+    """Buffer size, cells."""
+    policy: Literal["ubr", "epd", "sd"] = "epd"
+    r: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
+    z: Annotated[float, Field(gt=0.0, le=100.0)] = 0.8
+
+
+Queue = Annotated[Union[DropTailQueue, RedQueue, UbrQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
 
 
 # ---------------------------------------------------------------- topology
@@ -80,6 +97,16 @@ class Dumbbell(_Model):
     bottleneck: LinkParams = {"rate": "10Mbps", "delay": "20ms"}  # type: ignore[assignment]
     left_access: AccessParams = {}  # type: ignore[assignment]
     right_access: AccessParams = {}  # type: ignore[assignment]
+    atm: bool = False
+    """Every link is ATM: packets travel as AAL5 cells (LLC/SNAP, 8-byte
+    trailer, 53-byte cells), and a 'ubr' queue is a cell switch port."""
+
+    @model_validator(mode="after")
+    def _ubr_needs_atm(self) -> "Dumbbell":
+        for name in ("bottleneck", "left_access", "right_access"):
+            if isinstance(getattr(self, name).queue, UbrQueue) and not self.atm:
+                raise ValueError(f"{name}.queue is a ubr (cell) queue: set topology.atm = true")
+        return self
 
     @model_validator(mode="after")
     def _delays_match_hosts(self) -> "Dumbbell":
@@ -107,6 +134,8 @@ class ExplicitLink(_Model):
     queue: Queue = "100pkt"
     duplex: bool = True
     """Also create the link in the other direction."""
+    atm: bool = False
+    """An ATM link (both directions): packets travel as AAL5 cells; a 'ubr' queue needs it."""
     reverse: Optional[LinkOverride] = None
     """Settings of the reverse direction that differ from this one."""
 
@@ -191,7 +220,9 @@ class Wireless(_Model):
 Topology = Annotated[Union[Dumbbell, Explicit, Wireless], Field(discriminator="type")]
 
 
-def _core_queue(q: Union[DropTailQueue, RedQueue]) -> dict[str, Any]:
+def _core_queue(q: Union[DropTailQueue, RedQueue, UbrQueue]) -> dict[str, Any]:
+    if isinstance(q, UbrQueue):
+        return {"type": "ubr", "buffer_cells": q.buffer, "r": q.r, "z": q.z, "policy": q.policy}
     kind, n = q.limit
     out: dict[str, Any] = {"type": q.type, "limit_pkts": n if kind == "pkts" else None, "limit_bytes": n if kind == "bytes" else None}
     if isinstance(q, RedQueue):
@@ -200,8 +231,11 @@ def _core_queue(q: Union[DropTailQueue, RedQueue]) -> dict[str, Any]:
     return out
 
 
-def _core_link(a: str, b: str, rate: int, delay: int, queue: Any) -> dict[str, Any]:
-    return {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
+def _core_link(a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> dict[str, Any]:
+    out = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
+    if atm:  # only when set, so stored run ids of other scenarios stay valid
+        out["atm"] = True
+    return out
 
 
 def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], list[dict[str, Any]]]:
@@ -222,18 +256,18 @@ def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], l
                 d = acc.delay[i] if len(acc.delay) > 1 else acc.delay[0]
                 host = f"{prefix}{i}"
                 if side == "left_access":
-                    links.append(_core_link(host, router, acc.rate, d, acc.queue))
-                    links.append(_core_link(router, host, acc.rate, d, acc.queue))
+                    links.append(_core_link(host, router, acc.rate, d, acc.queue, t.atm))
+                    links.append(_core_link(router, host, acc.rate, d, acc.queue, t.atm))
                 else:
-                    links.append(_core_link(router, host, acc.rate, d, acc.queue))
-                    links.append(_core_link(host, router, acc.rate, d, acc.queue))
+                    links.append(_core_link(router, host, acc.rate, d, acc.queue, t.atm))
+                    links.append(_core_link(host, router, acc.rate, d, acc.queue, t.atm))
             if side == "left_access":
                 b = t.bottleneck
-                links.append(_core_link("r0", "r1", b.rate, b.delay, b.queue))
-                links.append(_core_link("r1", "r0", b.rate, b.delay, b.queue))
+                links.append(_core_link("r0", "r1", b.rate, b.delay, b.queue, t.atm))
+                links.append(_core_link("r1", "r0", b.rate, b.delay, b.queue, t.atm))
         return t.nodes(), links
     for link in t.links:
-        links.append(_core_link(link.src, link.dst, link.rate, link.delay, link.queue))
+        links.append(_core_link(link.src, link.dst, link.rate, link.delay, link.queue, link.atm))
         if link.duplex:
             r = link.reverse or LinkOverride()
             links.append(
@@ -243,6 +277,7 @@ def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], l
                     r.rate if r.rate is not None else link.rate,
                     r.delay if r.delay is not None else link.delay,
                     r.queue if r.queue is not None else link.queue,
+                    link.atm,
                 )
             )
     return t.node_list(), links

@@ -77,6 +77,16 @@ impl Policy {
     }
 }
 
+impl Policy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Ubr => "ubr",
+            Policy::Epd => "epd",
+            Policy::Sd => "sd",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct UbrConfig {
     /// Buffer size K, cells.
@@ -130,8 +140,8 @@ struct Frame {
 pub enum FrameOut {
     /// Whole: its last cell leaves the port at this time.
     Sent(PacketId, Time),
-    /// Lost (refused, or a cell dropped).
-    Lost(PacketId),
+    /// Lost (refused, or a cell dropped), with the cells of it that were queued (wasted).
+    Lost(PacketId, u32),
 }
 
 pub struct UbrPort {
@@ -152,6 +162,7 @@ pub struct UbrPort {
     free: Vec<u32>,
     order: u64,
     out: Vec<FrameOut>,
+    now: Time,
     pub counters: UbrCounters,
     /// The most cells each VC had in the buffer.
     pub vc_max: Vec<u32>,
@@ -174,6 +185,7 @@ impl UbrPort {
             free: Vec::new(),
             order: 0,
             out: Vec::new(),
+            now: Time::ZERO,
             counters: UbrCounters::default(),
             vc_max: Vec::new(),
         }
@@ -244,7 +256,7 @@ impl UbrPort {
         // The last cell: the frame is whole or lost.
         if f.dropping {
             self.counters.wasted_cells += u64::from(f.queued);
-            self.out.push(FrameOut::Lost(f.pkt));
+            self.out.push(FrameOut::Lost(f.pkt, f.queued));
         } else {
             self.counters.frames_out += 1;
             self.out.push(FrameOut::Sent(f.pkt, self.last_departure));
@@ -255,6 +267,7 @@ impl UbrPort {
     /// Replay every cell arrival at or before `now`, in time order (ties in
     /// the order the frames' cells were scheduled).
     pub fn advance(&mut self, now: Time) {
+        self.now = self.now.max(now);
         while let Some(&Reverse((t, _, slot))) = self.arriving.peek() {
             if t > now {
                 break;
@@ -300,6 +313,20 @@ impl UbrPort {
         };
         self.cell(now, slot);
         now + Dur::from_ns(gap.as_ns() * u64::from(n - 1))
+    }
+
+    pub fn config(&self) -> &UbrConfig {
+        &self.cfg
+    }
+
+    /// The time the port was last advanced to.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Frames whose cells are still arriving.
+    pub fn in_progress(&self) -> u64 {
+        (self.frames.len() - self.free.len()) as u64
     }
 
     /// Frames whose last cell has arrived, in that order.
@@ -368,7 +395,7 @@ mod tests {
             let last = p.frame_arrives(t(0), 1, 1, 3, Dur::ZERO);
             p.advance(last);
             let out: Vec<_> = p.take_out().collect();
-            assert_eq!(out, vec![if refused { FrameOut::Lost(1) } else { FrameOut::Sent(1, t(u64::from(x + 3) * TAU)) }]);
+            assert_eq!(out, vec![if refused { FrameOut::Lost(1, 0) } else { FrameOut::Sent(1, t(u64::from(x + 3) * TAU)) }]);
             assert_eq!(p.counters.early_drops, u64::from(refused));
             assert_eq!(p.counters.dropped_cells, if refused { 3 } else { 0 });
             assert_eq!(p.counters.wasted_cells, 0);
@@ -399,7 +426,7 @@ mod tests {
             let last = p.frame_arrives(t(0), 9, vc, 2, Dur::ZERO);
             p.advance(last);
             let out: Vec<_> = p.take_out().collect();
-            assert_eq!(matches!(out[0], FrameOut::Lost(9)), refused, "VC {vc}");
+            assert_eq!(matches!(out[0], FrameOut::Lost(9, 0)), refused, "VC {vc}");
         }
         // Below R nothing is refused, whatever the share.
         let mut p = port(100, Policy::Sd);
@@ -422,7 +449,7 @@ mod tests {
         p.take_out().for_each(drop);
         let last = p.frame_arrives(t(0), 5, 1, 6, Dur::from_ns(GAP));
         p.advance(last);
-        assert_eq!(p.take_out().collect::<Vec<_>>(), vec![FrameOut::Lost(5)]);
+        assert_eq!(p.take_out().collect::<Vec<_>>(), vec![FrameOut::Lost(5, 3)]);
         let c = &p.counters;
         assert_eq!((c.ppd_frames, c.dropped_cells, c.wasted_cells, c.early_drops), (1, 3, 3, 0));
         // The wasted cells still occupy the output: 10 cells, the last leaving at 10 TAU.

@@ -11,6 +11,7 @@
 //! from the recorded transmission starts with a cursor that only moves
 //! forward, so admission decisions, statistics and conservation are exact.
 
+use super::atm::{self, UbrPort, CELL_BYTES};
 use super::packet::PacketId;
 use super::queue::{Limit, Occupancy, QueueDisc};
 use crate::time::{Dur, Time};
@@ -98,6 +99,12 @@ pub struct Link {
     /// so the per-packet path does no 128-bit division.
     ser_cache: [(u32, Dur); 2],
     pub counters: LinkCounters,
+    /// An ATM link: packets travel as AAL5 cells ([`atm::wire_bytes`]).
+    atm: bool,
+    /// Hand a packet on when its first cell arrives (it feeds a cell switch port).
+    first_cell: bool,
+    /// A UBR switch port instead of the packet queue.
+    pub port: Option<Box<UbrPort>>,
 }
 
 impl Link {
@@ -116,7 +123,68 @@ impl Link {
             advancing: false,
             ser_cache: [(0, Dur::ZERO); 2],
             counters: LinkCounters::default(),
+            atm: false,
+            first_cell: false,
+            port: None,
         }
+    }
+
+    /// Make this an ATM link; with `port`, its output is that UBR switch port.
+    pub fn set_atm(&mut self, port: Option<UbrPort>) {
+        self.atm = true;
+        self.port = port.map(Box::new);
+    }
+
+    pub fn is_atm(&self) -> bool {
+        self.atm
+    }
+
+    /// Hand packets on at their first cell's arrival (this link feeds a port).
+    pub fn set_first_cell(&mut self, on: bool) {
+        self.first_cell = on;
+    }
+
+    /// The transmission time of one cell.
+    pub fn cell_time(&self) -> Dur {
+        Dur::serialization(u64::from(CELL_BYTES), self.rate_bps)
+    }
+
+    /// A frame the port sent whole: it leaves the port's buffer with its
+    /// last cell at `last_departure` and reaches the far node a propagation
+    /// delay later. Returns the wake-up to schedule if the link was empty.
+    pub fn push_from_port(&mut self, pkt: PacketId, cells: u32, last_departure: Time) -> Option<Time> {
+        let bytes = cells * CELL_BYTES;
+        // Its cells were sent interleaved with others'; the report counts it
+        // as sent back to back up to its last cell.
+        let busy = Dur::from_ns(self.cell_time().as_ns() * u64::from(cells));
+        let tx_start = Time::from_ns(last_departure.as_ns().saturating_sub(busy.as_ns()));
+        let arrive = last_departure + self.delay;
+        let c = &mut self.counters;
+        c.accepted += 1;
+        c.accepted_bytes += u64::from(bytes);
+        c.busy_ns += u128::from(busy.as_ns());
+        let was_empty = self.fifo.is_empty();
+        self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
+        self.started = self.fifo.len();
+        was_empty.then_some(arrive)
+    }
+
+    /// A frame arriving at the port (arrival counters).
+    pub fn count_port_arrival(&mut self, cells: u32) {
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += u64::from(cells * CELL_BYTES);
+    }
+
+    /// A frame the port lost (refused or cut); `queued` of its cells went out anyway.
+    pub fn count_port_loss(&mut self, cells: u32, queued: u32) {
+        self.counters.drops += 1;
+        self.counters.drop_bytes += u64::from(cells * CELL_BYTES);
+        self.counters.busy_ns += u128::from(self.cell_time().as_ns() * u64::from(queued));
+    }
+
+    /// Frames still arriving at the port (counted as backlog at the end).
+    fn port_backlog(&self) -> u64 {
+        self.port.as_ref().map_or(0, |p| p.in_progress())
     }
 
     #[inline]
@@ -193,6 +261,7 @@ impl Link {
     /// Offer a packet of `bytes` wire bytes at `now`.
     #[inline(always)]
     pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
+        let bytes = if self.atm { atm::wire_bytes(bytes) } else { bytes };
         if self.advancing {
             // Forget packets that have reached the far node (handed on already).
             while self.fifo.front().is_some_and(|e| e.arrive <= now) {
@@ -226,7 +295,7 @@ impl Link {
         let tx_start = if must_wait { self.busy_until } else { now };
         let ser = self.ser(bytes);
         let tx_end = tx_start + ser;
-        let arrive = tx_end + self.delay;
+        let arrive = if self.first_cell { tx_start + self.cell_time() } else { tx_end } + self.delay;
         self.busy_until = tx_end;
         self.last_tx_start = tx_start;
         let c = &mut self.counters;
@@ -301,7 +370,7 @@ impl Link {
             loss_drops: c.loss_drops,
             departures: c.accepted - backlog,
             departure_bytes: c.accepted_bytes - backlog_bytes,
-            backlog_end: backlog,
+            backlog_end: backlog + self.port_backlog(),
             propagating_end: propagating,
             utilization: if span > 0.0 { busy as f64 / span } else { 0.0 },
             queue_avg_pkts: if span > 0.0 { wait as f64 / span } else { 0.0 },

@@ -22,7 +22,12 @@ pub use queue::{DropTail, Limit, QueueDisc};
 pub use tap::{LogRow, LossRule, Tap};
 
 use crate::time::{Dur, Time};
+use atm::FrameOut;
 use tap::{LOG_DEQUEUE, LOG_DROP, LOG_ENQUEUE};
+
+/// A wake-up for link `l | PORT_WAKE` is one for `l`'s UBR port (a frame's
+/// last cell arrives), not for its head packet.
+pub const PORT_WAKE: u32 = 1 << 31;
 
 /// SACK blocks as absolute byte ranges.
 pub type SackList = [(u64, u64); MAX_SACK];
@@ -56,19 +61,46 @@ pub struct Network {
     stop: Option<Time>,
     pub delivered: u64,
     pub dropped: u64,
+    /// Scratch space for the frames a port finished.
+    port_buf: Vec<FrameOut>,
 }
 
 impl Network {
     pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Vec<Box<[u32]>>, taps: Vec<Tap>, stop: Option<Time>) -> Network {
         let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
-        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0 }
+        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new() }
     }
 
     /// Let the links that may hand packets on without an arrival event do so
     /// (see [`Link::set_advancing`] and [`advancing_links`]).
     pub fn enable_advancing(&mut self) {
+        let ported: Vec<bool> = self.links.iter().map(|l| l.port.is_some()).collect();
+        let feeds = self.port_feeders();
         for (l, on) in advancing_links(self.links.len(), &self.routes).into_iter().enumerate() {
-            self.links[l].set_advancing(on);
+            // A port takes frames in time order, as its input links' events bring them.
+            self.links[l].set_advancing(on && !ported[l] && !feeds[l]);
+        }
+    }
+
+    /// Links that hand packets to a UBR port.
+    fn port_feeders(&self) -> Vec<bool> {
+        let mut feeds = vec![false; self.links.len()];
+        for r in &self.routes {
+            for w in r.windows(2) {
+                if self.links[w[1] as usize].port.is_some() {
+                    feeds[w[0] as usize] = true;
+                }
+            }
+        }
+        feeds
+    }
+
+    /// Cell switching: links feeding a UBR port hand a frame on at its
+    /// first cell. Called once the routes are known.
+    pub fn wire_ports(&mut self) {
+        for (l, f) in self.port_feeders().into_iter().enumerate() {
+            let link = &mut self.links[l];
+            link.set_first_cell(f && link.is_atm());
         }
     }
 
@@ -128,6 +160,10 @@ impl Network {
     /// return it if that node ends its route.
     #[inline]
     pub fn on_link(&mut self, now: Time, l: u32, wake: &mut impl FnMut(Time, u32)) -> Option<Delivery> {
+        if l & PORT_WAKE != 0 {
+            self.port_step(now, l & !PORT_WAKE, wake);
+            return None;
+        }
         let (pkt, next) = self.links[l as usize].pop_arrival(now);
         if let Some(t) = next {
             wake(t, l);
@@ -160,6 +196,10 @@ impl Network {
             if tapped && self.tap_drops(at, pkt, link) {
                 self.dropped += 1;
                 self.pool.free(pkt);
+                return;
+            }
+            if self.links[link as usize].port.is_some() {
+                self.port_arrival(at, pkt, link, wake);
                 return;
             }
             let l = &mut self.links[link as usize];
@@ -197,6 +237,61 @@ impl Network {
                 }
             }
         }
+    }
+
+    /// A frame's first cell reaches `link`'s UBR port at `at`; its cells
+    /// follow at the cell rate of the link it came over.
+    #[cold]
+    fn port_arrival(&mut self, at: Time, pkt: PacketId, link: u32, wake: &mut impl FnMut(Time, u32)) {
+        let p = *self.pool.get(pkt);
+        let n = atm::cells(p.wire_bytes);
+        let gap = if p.hop > 0 { self.links[self.routes[p.route as usize][p.hop as usize - 1] as usize].cell_time() } else { Dur::ZERO };
+        if self.tapped[link as usize] && self.taps[link as usize].log {
+            self.log_packet(at, link, LOG_ENQUEUE, pkt);
+        }
+        let l = &mut self.links[link as usize];
+        l.count_port_arrival(n);
+        let last = l.port.as_mut().expect("a port").frame_arrives(at, pkt, p.conn, n, gap);
+        wake(last, link | PORT_WAKE);
+        self.port_outputs(link, wake);
+    }
+
+    /// Bring `link`'s port to `now` and pass on the frames it finished.
+    #[cold]
+    fn port_step(&mut self, now: Time, link: u32, wake: &mut impl FnMut(Time, u32)) {
+        self.links[link as usize].port.as_mut().expect("a port").advance(now);
+        self.port_outputs(link, wake);
+    }
+
+    fn port_outputs(&mut self, link: u32, wake: &mut impl FnMut(Time, u32)) {
+        let mut done = std::mem::take(&mut self.port_buf);
+        done.extend(self.links[link as usize].port.as_mut().expect("a port").take_out());
+        let log = self.tapped[link as usize] && self.taps[link as usize].log;
+        for out in done.drain(..) {
+            match out {
+                FrameOut::Sent(pkt, last) => {
+                    let n = atm::cells(self.pool.get(pkt).wire_bytes);
+                    let l = &mut self.links[link as usize];
+                    let cell = l.cell_time();
+                    if let Some(t) = l.push_from_port(pkt, n, last) {
+                        wake(t, link);
+                    }
+                    if log {
+                        self.log_packet(Time::from_ns(last.as_ns().saturating_sub(cell.as_ns())), link, LOG_DEQUEUE, pkt);
+                    }
+                }
+                FrameOut::Lost(pkt, queued) => {
+                    let n = atm::cells(self.pool.get(pkt).wire_bytes);
+                    self.links[link as usize].count_port_loss(n, queued);
+                    if log {
+                        self.log_packet(self.links[link as usize].port.as_ref().map_or(Time::ZERO, |p| p.now()), link, LOG_DROP, pkt);
+                    }
+                    self.dropped += 1;
+                    self.pool.free(pkt);
+                }
+            }
+        }
+        self.port_buf = done;
     }
 
     /// Loss injection at `link`: true if the packet is to be dropped.

@@ -142,6 +142,28 @@ pub struct Web100Row {
     pub state: &'static str,
 }
 
+/// One UBR switch port (an ATM link with a `ubr` queue): frames and cells.
+#[derive(Clone, Debug, Serialize)]
+pub struct PortRow {
+    pub link: String,
+    pub policy: &'static str,
+    pub buffer_cells: u32,
+    pub frames: u64,
+    pub cells_in: u64,
+    /// Frames refused whole by EPD's or SD's threshold.
+    pub early_drops: u64,
+    /// Frames cut by a full buffer (PPD).
+    pub ppd_frames: u64,
+    /// Cells never queued (refused frames and cut tails).
+    pub dropped_cells: u64,
+    /// Cells queued and sent for frames lost at reassembly.
+    pub wasted_cells: u64,
+    pub frames_out: u64,
+    /// The most cells any one VC had in the buffer, and the mean over VCs of each VC's most.
+    pub vc_max_cells: u32,
+    pub vc_max_mean: f64,
+}
+
 /// One packet event on a logged link.
 #[derive(Clone, Debug, Serialize)]
 pub struct PacketRow {
@@ -202,6 +224,7 @@ pub struct Results {
     pub pages: Vec<crate::app::PageRow>,
     pub traces: Vec<TraceRow>,
     pub web100: Vec<Web100Row>,
+    pub ports: Vec<PortRow>,
     pub packets: Vec<PacketRow>,
     pub engine: EngineRow,
 }

@@ -1,6 +1,6 @@
 //! The result tables of a finished run, built from the parts that hold the state.
 
-use super::{EngineRow, FlowRow, LinkRow, PacketRow, Results, Tracer};
+use super::{EngineRow, FlowRow, LinkRow, PacketRow, PortRow, Results, Tracer};
 use crate::app::Apps;
 use crate::net::tap::LOG_EVENTS;
 use crate::net::Network;
@@ -101,6 +101,30 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
         pages: apps.page_rows(),
         traces: tracer.rows.clone(),
         web100: tracer.web100_rows.clone(),
+        ports: net
+            .links
+            .iter()
+            .enumerate()
+            .filter_map(|(i, l)| l.port.as_ref().map(|p| (i, p)))
+            .map(|(i, p)| {
+                let c = &p.counters;
+                let used: Vec<u32> = p.vc_max.iter().copied().filter(|&m| m > 0).collect();
+                PortRow {
+                    link: net.link_name(i as u32),
+                    policy: p.config().policy.name(),
+                    buffer_cells: p.config().buffer_cells,
+                    frames: c.frames,
+                    cells_in: c.cells_in,
+                    early_drops: c.early_drops,
+                    ppd_frames: c.ppd_frames,
+                    dropped_cells: c.dropped_cells,
+                    wasted_cells: c.wasted_cells,
+                    frames_out: c.frames_out,
+                    vc_max_cells: used.iter().copied().max().unwrap_or(0),
+                    vc_max_mean: if used.is_empty() { 0.0 } else { used.iter().map(|&m| f64::from(m)).sum::<f64>() / used.len() as f64 },
+                }
+            })
+            .collect(),
         packets,
         engine: EngineRow {
             events,
