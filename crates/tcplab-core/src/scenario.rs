@@ -163,6 +163,9 @@ pub struct WebSpec {
     pub primary: SizeSpec,
     pub object: SizeSpec,
     pub pages: Option<u64>,
+    /// A page every this many ns (instead of think times).
+    #[serde(default)]
+    pub cycle_ns: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -326,6 +329,7 @@ impl AppSpec {
                     object: w.object.build(&format!("{field}.object"))?,
                     think: self.think(field)?,
                     pages: w.pages,
+                    cycle: w.cycle_ns.map(Dur::from_ns),
                 })))
             }
             "repeat" => {

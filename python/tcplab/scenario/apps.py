@@ -187,6 +187,9 @@ class WebApp(_Model):
     request: Request = "250B"
     """Request (URL) bytes per object; 250 B is about the median HTTP request Mah (1997) measured."""
     pages: Optional[PositiveInt] = None
+    cycle: Optional[Duration] = None
+    """A page every `cycle` instead of think times: each page starts a cycle after
+    the previous one started, or as soon as it completes if that is later."""
     start: Start = "0s"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
@@ -236,6 +239,8 @@ def core_app(a: Any) -> dict[str, Any]:
         out.update(size_bytes=None, think=_core_think(a.think))
         out["web"] = {"http11": a.http == "1.1", "embedded": a.embedded, "primary": _core_size(a.primary),
                       "object": _core_size(a.object), "pages": a.pages}  # fmt: skip
+        if a.cycle is not None:
+            out["web"]["cycle_ns"] = a.cycle
     elif isinstance(a, BurstApp):
         out.update(size_bytes=a.total_bytes(), flows=a.flows)
     return out

@@ -19,7 +19,7 @@ pub use dist::{SizeDist, Think};
 
 use crate::tcp::ConnEvent;
 use crate::engine::rng::RngStream;
-use crate::time::Time;
+use crate::time::{Dur, Time};
 use serde::Serialize;
 
 /// What an application can ask of the network's endpoints.
@@ -51,6 +51,9 @@ pub struct WebConfig {
     pub think: Think,
     /// Pages to fetch; `None`: until the end of the run.
     pub pages: Option<u64>,
+    /// A page every `cycle` instead of think times: the next page starts a
+    /// cycle after the previous one started, or when it completes if later.
+    pub cycle: Option<Dur>,
 }
 
 #[derive(Clone, Debug)]
@@ -277,8 +280,14 @@ impl Apps {
             return;
         }
         pg.end = Some(now);
+        let page_start = pg.start;
         let app = &mut self.apps[a as usize];
-        let next = app.next_start(now);
+        let mut next = app.next_start(now);
+        if let AppKind::Web(w) = &app.kind {
+            if let (Some(c), Some(n)) = (w.cycle, next.as_mut()) {
+                *n = now.max(page_start + c);
+            }
+        }
         if next == Some(now) && app.persistent() && t.has_handshake(c) {
             // The next transfer at once, asked for on this connection.
             app.transfers_started += 1;
@@ -348,7 +357,7 @@ mod tests {
     #[test]
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
         let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1) }; // fmt: skip
+                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
@@ -359,5 +368,27 @@ mod tests {
         apps.on_event(0, 0, page_tag(0, false), ConnEvent::Complete, &mut t);
         assert_eq!(apps.pages[0].end, Some(Time::from_ns(5)));
         assert!(t.wakes.is_empty(), "one page only");
+    }
+
+    #[test]
+    fn a_cycle_starts_each_page_a_cycle_after_the_last_one_started() {
+        let cycle = Dur::from_secs(10);
+        let web = WebConfig { http11: true, embedded: 4, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(Dur::from_secs(2)), pages: None, cycle: Some(cycle) }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut t = Recorder::default();
+        // Page 0 starts at 0 and completes at 3 s: page 1 at 10 s.
+        apps.on_wake(0, &mut t);
+        apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
+        t.now = Time::from_ns(3_000_000_000);
+        apps.on_event(0, 0, page_tag(0, false), ConnEvent::Complete, &mut t);
+        assert_eq!(t.wakes, [Time::from_ns(10_000_000_000)]);
+        // Page 1 starts at 10 s and takes 12 s: page 2 at once when it completes.
+        t.now = Time::from_ns(10_000_000_000);
+        apps.on_wake(0, &mut t);
+        apps.on_event(0, 1, page_tag(1, true), ConnEvent::Complete, &mut t);
+        t.now = Time::from_ns(22_000_000_000);
+        apps.on_event(0, 1, page_tag(1, false), ConnEvent::Complete, &mut t);
+        assert_eq!(t.wakes[1], Time::from_ns(22_000_000_000));
     }
 }

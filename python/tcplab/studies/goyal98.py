@@ -1,0 +1,511 @@
+"""Goyal, Goyal, Jain, Vandalore, Fahmy et al. (ATM Forum 98-0876R1, 1998):
+TCP enhancements for WWW traffic over UBR with limited buffers on WAN, MEO
+and GEO links, analysed as a full-factorial experiment.
+
+One hundred web servers send to one hundred clients (one each) through a
+server-side ATM switch, a 45 Mb/s T3 and a client-side switch. Each client
+fetches a page (an index file and four images, SPECweb96-like sizes, mean
+120.3 KB) every 10 s over one HTTP/1.1 connection. Factors: the TCP flavour
+(vanilla, Reno, NewReno, SACK), the switch buffer (0.5, 1 and 2 round trips
+of cells, as the slides list them) and the drop policy (EPD, Selective
+Drop); a separate analysis per link (WAN 10 ms, MEO 200 ms, GEO 550 ms
+round trip). Responses: efficiency (the servers' goodput over the most the
+T3 can carry) and fairness (Jain's index of goodput over max-min share).
+The analysis is the slides' model: y = mean + main effects + two-factor
+interactions + error, with each effect's share of the variation.
+"""
+
+from __future__ import annotations
+
+import csv
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+N = 100
+T3_BPS = 45_000_000
+ACCESS_BPS = 155_000_000
+#: Each access link's one-way delay (2 km of fibre): a modelling choice.
+ACCESS_DELAY_MS = 0.01
+DURATION = "100s"
+CYCLE_S = 10.0
+MEAN_FILE_BYTES = 120_300
+HEADER = 40
+
+#: Per link: round trip, MSS, and the switch buffers of the slides (cells).
+LINKS = {
+    "wan": {"rtt_ms": 10.0, "mss": 1024, "buffers": (531, 1062, 2300)},
+    "meo": {"rtt_ms": 200.0, "mss": 9180, "buffers": (10615, 21230, 42460)},
+    "geo": {"rtt_ms": 550.0, "mss": 9180, "buffers": (29190, 58380, 116760)},
+}
+BUFFER_LEVELS = ("0.5 RTT", "1 RTT", "2 RTT")
+FLAVOURS = ("vanilla", "reno", "newreno", "sack")
+POLICIES = ("epd", "sd")
+FACTORS = ("flavour", "buffer", "policy")
+
+#: The flavours as tcplab controllers. Vanilla: slow start and congestion
+#: avoidance, recovery by timeout only (Tahoe without fast retransmit).
+CC = {"vanilla": ("tahoe", 10**6), "reno": ("reno", 3), "newreno": ("newreno", 3), "sack": ("sack", 3)}
+
+FULL = {"replications": 5}
+QUICK = {"replications": 1}
+
+#: The slides' allocation of variation (percent) for the four analyses they give numbers for.
+SLIDES_SHARES = {
+    ("wan", "efficiency"): {"flavour": 57, "buffer": 30},
+    ("wan", "fairness"): {"buffer": 53, "flavour": 21},
+    ("meo", "efficiency"): {"flavour": 57, "buffer": 22},
+    ("geo", "efficiency"): {"flavour": 61, "buffer": 14},
+}
+
+
+# ---------------------------------------------------------------------------
+# The workload.
+
+
+def fileset() -> list[tuple[int, float]]:
+    """SPECweb96's file set as (bytes, probability), scaled so the mean is 120.3 KB."""
+    text = resources.files("tcplab.studies").joinpath("data/specweb96_fileset.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(ln for ln in text.splitlines() if ln and not ln.startswith("#")))
+    per_class: dict[str, int] = {}
+    for r in rows:
+        per_class[r["class"]] = per_class.get(r["class"], 0) + 1
+    raw = [(float(r["bytes"]), float(r["class_share"]) / per_class[r["class"]]) for r in rows]
+    mean = sum(b * p for b, p in raw)
+    scale = MEAN_FILE_BYTES / mean
+    return sorted((round(b * scale), p) for b, p in raw)
+
+
+def size_cdf() -> list[tuple[int, float]]:
+    """The file set as a step CDF for an empirical size distribution."""
+    points: list[tuple[int, float]] = []
+    c = 0.0
+    for b, p in fileset():
+        points.append((b, round(c, 12)))
+        c += p
+        points.append((b, round(min(c, 1.0), 12)))
+    points[-1] = (points[-1][0], 1.0)
+    return points
+
+
+# ---------------------------------------------------------------------------
+# Configurations.
+
+
+def bdp_bytes(link: str) -> int:
+    return int(T3_BPS * LINKS[link]["rtt_ms"] / 1e3 / 8)
+
+
+def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = DURATION) -> dict[str, Any]:
+    spec = LINKS[link]
+    cc, dupthresh = CC[flavour]
+    one_way_ms = spec["rtt_ms"] / 2 - 2 * ACCESS_DELAY_MS
+    sizes = {"type": "empirical", "points": [(f"{b}B", c) for b, c in size_cdf()]}
+    access = {"rate": "155Mbps", "delay": f"{ACCESS_DELAY_MS}ms", "queue": "100000pkt"}
+    return {
+        "sim": {"duration": duration, "seed": 1},
+        "topology": {
+            "type": "dumbbell", "left": N, "right": N, "atm": True,
+            "bottleneck": {"rate": "45Mbps", "delay": f"{one_way_ms}ms",
+                           "queue": {"type": "ubr", "buffer": buffer, "policy": policy}},
+            "left_access": access, "right_access": access,
+        },  # fmt: skip
+        "tcp": {
+            "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
+            "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
+            "rto_min": "200ms", "rto_initial": "3s", "byte_counting": False,
+        },  # fmt: skip
+        "apps": [
+            {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
+             "primary": sizes, "object": sizes, "cycle": f"{CYCLE_S}s", "request": "0B",
+             "start": {"type": "uniform", "min": "0s", "max": f"{CYCLE_S}s"}}
+            for i in range(N)
+        ],  # fmt: skip
+    }
+
+
+def configurations() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    out = []
+    for link, spec in LINKS.items():
+        for flavour in FLAVOURS:
+            for level, cells in zip(BUFFER_LEVELS, spec["buffers"]):
+                for policy in POLICIES:
+                    out.append(({"link": link, "flavour": flavour, "buffer": level, "policy": policy}, scenario(link, flavour, cells, policy)))
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Metrics.
+
+
+def capacity_bps(mss: int) -> float:
+    """C: the most TCP goodput the T3 carries with `mss`-byte segments: each
+    segment of MSS + 40 header bytes takes ceil((MSS + 40 + 16) / 48) cells of 53 bytes."""
+    cells = -(-(mss + HEADER + 16) // 48)
+    return T3_BPS * mss / (cells * 53)
+
+
+def waterfill(demand: Any, capacity: float) -> "Any":
+    """Max-min fair shares of `capacity` among demands: each gets its demand
+    or an equal share of what is left, whichever is smaller."""
+    import numpy as np
+
+    d = np.asarray(demand, dtype=float)
+    share = np.zeros_like(d)
+    left, order = capacity, np.argsort(d, kind="stable")
+    for k, i in enumerate(order):
+        share[i] = min(d[i], left / (len(d) - k))
+        left -= share[i]
+    return share
+
+
+def run_metrics(x_bps: Any, demand_bps: Any, capacity: float) -> dict[str, float]:
+    """Efficiency sum(x) / C and fairness: Jain's index of x_i / e_i, e the max-min shares of the demands."""
+    import numpy as np
+
+    x, e = np.asarray(x_bps, float), waterfill(demand_bps, capacity)
+    ok = e > 0
+    return {"efficiency": float(x.sum() / capacity), "fairness": jain(x[ok] / e[ok])}
+
+
+def per_run(store: str, sweep: str) -> "pd.DataFrame":
+    """One row per run: its factors, efficiency and fairness."""
+    import json
+
+    import duckdb
+    import pandas as pd
+
+    con = duckdb.connect(store, read_only=True)
+    try:
+        runs = con.execute("SELECT run_id, factors, rep, sim_seconds FROM runs WHERE status = 'ok' AND sweep = ? ORDER BY run_id", [sweep]).df()
+        got = con.execute("SELECT f.run_id, f.app, sum(f.bytes_delivered) AS got FROM flows f JOIN runs r USING (run_id) "
+                          "WHERE r.status = 'ok' AND r.sweep = ? GROUP BY f.run_id, f.app", [sweep]).df()  # fmt: skip
+        asked = con.execute("SELECT p.run_id, p.app, sum(p.bytes) AS asked FROM pages p JOIN runs r USING (run_id) "
+                            "WHERE r.status = 'ok' AND r.sweep = ? GROUP BY p.run_id, p.app", [sweep]).df()  # fmt: skip
+    finally:
+        con.close()
+    both = got.merge(asked, on=["run_id", "app"], how="outer").fillna(0.0)
+    rows = []
+    for r in runs.itertuples(index=False):
+        f = json.loads(r.factors)
+        g = both[both.run_id == r.run_id].sort_values("app")
+        t = float(r.sim_seconds)
+        m = run_metrics(g.got * 8 / t, g.asked * 8 / t, capacity_bps(LINKS[f["link"]]["mss"]))
+        rows.append({"run_id": r.run_id, "rep": r.rep, **f, **m})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------
+# The slides' analysis: allocation of variation and effects.
+
+
+def anova(df: "pd.DataFrame", y: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
+    """Allocation of variation of `y` over the balanced flavour x buffer x
+    policy design (with replications): y = mean + main effects + two-factor
+    interactions + error (the three-factor interaction and the replications),
+    as Jain (The Art of Computer Systems Performance Analysis, ch. 22-23).
+    Returns (shares: effect, SS, df, percent) and (main effects with 90%
+    confidence intervals)."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats
+
+    a, b, c = FACTORS
+    mu = df[y].mean()
+    sst = float(((df[y] - mu) ** 2).sum())
+    n = len(df)
+    levels = {f: df[f].nunique() for f in FACTORS}
+
+    def main_ss(f: str) -> float:
+        m = df.groupby(f)[y].mean() - mu
+        return float((m**2).sum() * n / levels[f])
+
+    def pair_ss(f: str, g: str) -> float:
+        cell = df.groupby([f, g])[y].mean()
+        fm, gm = df.groupby(f)[y].mean(), df.groupby(g)[y].mean()
+        inter = [cell[(i, j)] - fm[i] - gm[j] + mu for (i, j) in cell.index]
+        return float(np.square(inter).sum() * n / (levels[f] * levels[g]))
+
+    rows = [(f, main_ss(f), levels[f] - 1) for f in FACTORS]
+    rows += [(f"{f} x {g}", pair_ss(f, g), (levels[f] - 1) * (levels[g] - 1)) for f, g in ((a, b), (b, c), (a, c))]
+    sse = sst - sum(r[1] for r in rows)
+    dfe = n - 1 - sum(r[2] for r in rows)
+    rows.append(("error", max(sse, 0.0), dfe))
+    shares = pd.DataFrame(rows, columns=["effect", "SS", "df"])
+    shares["percent"] = 100 * shares.SS / sst if sst > 0 else 0.0
+    se = np.sqrt(max(sse, 0.0) / dfe) if dfe > 0 else float("nan")
+    tq = stats.t.ppf(0.95, dfe) if dfe > 0 else float("nan")
+    eff = []
+    for f in FACTORS:
+        for lvl, m in df.groupby(f)[y].mean().items():
+            s = se * np.sqrt((levels[f] - 1) / n)
+            e = m - mu
+            eff.append({"factor": f, "level": lvl, "effect": e, "ci_low": e - tq * s, "ci_high": e + tq * s,
+                        "significant": bool(abs(e) > tq * s)})  # fmt: skip
+    return shares, pd.DataFrame(eff)
+
+
+def analyses(per: "pd.DataFrame") -> dict[tuple[str, str], tuple["pd.DataFrame", "pd.DataFrame"]]:
+    return {(link, y): anova(per[per.link == link], y) for link in LINKS for y in ("efficiency", "fairness")}
+
+
+def share(an: dict, link: str, y: str, effect: str) -> float:
+    s = an[(link, y)][0]
+    return float(s.loc[s.effect == effect, "percent"].iloc[0])
+
+
+# ---------------------------------------------------------------------------
+# Checks against the slides.
+
+
+def means(per: "pd.DataFrame", y: str, link: str, *by: str) -> "pd.Series":
+    return per[per.link == link].groupby(list(by))[y].mean()
+
+
+def allocation_checks(an: dict) -> list[Check]:
+    out: list[Check] = []
+    for (link, y), slide in SLIDES_SHARES.items():
+        s = an[(link, y)][0]
+        mains = s[s.effect.isin(FACTORS)].sort_values("percent", ascending=False)
+        top, top_pct = mains.effect.iloc[0], float(mains.percent.iloc[0])
+        want = max(slide, key=slide.get)
+        ok = top == want and abs(top_pct - slide[want]) <= 15
+        ours = ", ".join(f"{r.effect} {r.percent:.0f}%" for r in mains.itertuples())
+        out.append((f"{link.upper()} {y}: largest factor {want} ({slide[want]}%), within 15 points", ok, f"ours: {ours}"))
+    return out
+
+
+def claims(per: "pd.DataFrame", an: dict) -> list[Check]:
+    eff_f = {link: means(per, "efficiency", link, "flavour") for link in LINKS}
+    out: list[Check] = []
+    top2 = set(eff_f["wan"].sort_values(ascending=False).index[:2])
+    out.append(("1. On WAN, NewReno and SACK have the best efficiency", top2 == {"newreno", "sack"},
+                ", ".join(f"{k} {v:.3f}" for k, v in eff_f["wan"].sort_values(ascending=False).items())))
+    small = per[(per.link == "wan") & (per.buffer == BUFFER_LEVELS[0])].groupby("flavour").efficiency.mean()
+    out.append(("2. On WAN, SACK is worse at the smallest buffer (below NewReno at 0.5 RTT)", small["sack"] < small["newreno"],
+                f"0.5 RTT: SACK {small['sack']:.3f}, NewReno {small['newreno']:.3f}"))
+    lead = {link: eff_f[link]["sack"] - eff_f[link].drop("sack").max() for link in ("meo", "geo")}
+    out.append(("3. On MEO and GEO, SACK has clearly the best efficiency (ahead by > 0.01)", all(v > 0.01 for v in lead.values()),
+                ", ".join(f"{k.upper()} SACK ahead by {v:+.3f}" for k, v in lead.items())))
+    rising = {link: means(per, "efficiency", link, "buffer").reindex(BUFFER_LEVELS) for link in LINKS}
+    out.append(("4. Efficiency rises with buffer size (every link)", all(bool((r.diff().dropna() >= 0).all()) for r in rising.values()),
+                "; ".join(f"{k.upper()} " + " / ".join(f"{v:.3f}" for v in r) for k, r in rising.items())))
+    pol = {link: share(an, link, "efficiency", "policy") for link in ("meo", "geo")}
+    out.append(("5. Drop policy explains < 10% of efficiency variation on MEO and GEO", all(v < 10 for v in pol.values()),
+                ", ".join(f"{k.upper()} {v:.1f}%" for k, v in pol.items())))
+    sp = per[(per.link == "wan") & (per.buffer == BUFFER_LEVELS[0])].groupby("policy").efficiency.mean()
+    out.append(("6. On WAN with the smallest buffer, SD is at least as efficient as EPD", sp["sd"] >= sp["epd"],
+                f"SD {sp['sd']:.3f}, EPD {sp['epd']:.3f}"))
+    fair_f = means(per, "fairness", "wan", "flavour").sort_values(ascending=False)
+    out.append(("7. On WAN, NewReno has the best fairness", fair_f.index[0] == "newreno",
+                ", ".join(f"{k} {v:.3f}" for k, v in fair_f.items())))
+    lows = {link: float(per[per.link == link].groupby(list(FACTORS)).fairness.mean().min()) for link in ("meo", "geo")}
+    out.append(("8. On MEO and GEO, fairness > 0.9 for every configuration", all(v > 0.9 for v in lows.values()),
+                ", ".join(f"{k.upper()} lowest {v:.3f}" for k, v in lows.items())))
+    fl = [share(an, link, "efficiency", "flavour") for link in LINKS]
+    out.append(("9. The flavour's share of efficiency variation rises from WAN to MEO to GEO", fl[0] <= fl[1] <= fl[2],
+                " / ".join(f"{v:.0f}%" for v in fl)))
+    return out  # fmt: skip
+
+
+# ---------------------------------------------------------------------------
+# Tables, figures, report.
+
+
+def config_table(per: "pd.DataFrame") -> "pd.DataFrame":
+    """Efficiency and fairness by configuration (means over replications)."""
+    t = per.groupby(["link", "flavour", "buffer", "policy"], sort=False)[["efficiency", "fairness"]].mean().reset_index()
+    order = {k: i for i, k in enumerate(LINKS)} | {k: i for i, k in enumerate(FLAVOURS)} | {k: i for i, k in enumerate(BUFFER_LEVELS)}
+    return t.sort_values(["link", "flavour", "buffer", "policy"], key=lambda s: s.map(lambda v: order.get(v, v))).reset_index(drop=True)
+
+
+def shares_table(an: dict) -> "pd.DataFrame":
+    import pandas as pd
+
+    rows = []
+    for (link, y), (s, _) in an.items():
+        row = {"link": link, "response": y}
+        row.update({r.effect: round(float(r.percent), 1) for r in s.itertuples()})
+        slide = SLIDES_SHARES.get((link, y), {})
+        row["slides"] = ", ".join(f"{k} {v}%" for k, v in slide.items()) or "-"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def effects_table(an: dict) -> "pd.DataFrame":
+    import pandas as pd
+
+    parts = []
+    for (link, y), (_, e) in an.items():
+        parts.append(e.assign(link=link, response=y))
+    t = pd.concat(parts, ignore_index=True)
+    return t[["link", "response", "factor", "level", "effect", "ci_low", "ci_high", "significant"]]
+
+
+def figures(per: "pd.DataFrame", an: dict, out_dir: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    paths = []
+    for y in ("efficiency", "fairness"):
+        fig, axes = plt.subplots(len(POLICIES), len(LINKS), figsize=(4 * len(LINKS), 3.2 * len(POLICIES)), squeeze=False, sharey=True)
+        for r, policy in enumerate(POLICIES):
+            for c, link in enumerate(LINKS):
+                ax = axes[r][c]
+                g = per[(per.link == link) & (per.policy == policy)].groupby(["flavour", "buffer"])[y].mean()
+                for flavour in FLAVOURS:
+                    ax.plot(range(len(BUFFER_LEVELS)), [g.get((flavour, b), float("nan")) for b in BUFFER_LEVELS], marker="o", label=flavour)
+                ax.set_xticks(range(len(BUFFER_LEVELS)), [f"{b}\n({n})" for b, n in zip(BUFFER_LEVELS, LINKS[link]["buffers"])], fontsize=8)
+                ax.set_title(f"{link.upper()}, {policy.upper()}", fontsize=9)
+                ax.grid(True, alpha=0.3)
+                if c == 0:
+                    ax.set_ylabel(y)
+        axes[0][0].legend(fontsize=8)
+        fig.suptitle(f"{y} against buffer size (cells), one line per TCP flavour")
+        fig.tight_layout()
+        p = out_dir / f"{y}.png"
+        fig.savefig(p, dpi=90)
+        plt.close(fig)
+        paths.append(p)
+    fig, axes = plt.subplots(2, len(LINKS), figsize=(4 * len(LINKS), 6), squeeze=False, sharey=True)
+    for r, y in enumerate(("efficiency", "fairness")):
+        for c, link in enumerate(LINKS):
+            s = an[(link, y)][0]
+            ax = axes[r][c]
+            ax.bar(range(len(s)), s.percent, color="tab:blue")
+            ax.set_xticks(range(len(s)), [e.replace(" x ", "x\n") for e in s.effect], fontsize=7)
+            ax.set_title(f"{link.upper()} {y}", fontsize=9)
+            ax.grid(True, axis="y", alpha=0.3)
+            if c == 0:
+                ax.set_ylabel("% of variation")
+    fig.suptitle("Allocation of variation")
+    fig.tight_layout()
+    p = out_dir / "allocation.png"
+    fig.savefig(p, dpi=90)
+    plt.close(fig)
+    paths.append(p)
+    return paths
+
+
+def cell_cost(link: str = "geo") -> dict[str, float]:
+    """Events, cells and wall time per simulated second on `link`'s largest buffer (SACK, EPD)."""
+    from ..api import run
+
+    res = run(scenario(link, "sack", LINKS[link]["buffers"][-1], "epd"))
+    e = res.engine
+    sim = float(e["sim_seconds"])
+    return {"events_per_sim_s": e["events"] / sim, "cells_per_sim_s": float(res.ports.cells_in.sum()) / sim,
+            "wall_per_sim_s": e["wall_seconds"] / sim, "wall_s": e["wall_seconds"]}  # fmt: skip
+
+
+PARAMETERS = [
+    ("clients and servers", "100 pairs, one client per server", "the slides"),
+    ("T3", "45 Mb/s of cells between the switches, carrying the round trip's propagation", "the slides"),
+    ("round trips", "10 ms (WAN), 200 ms (MEO), 550 ms (GEO)", "the slides"),
+    ("access links", f"155 Mb/s, {ACCESS_DELAY_MS} ms each (2 km of fibre)", "modelling choice"),
+    ("framing", "LLC/SNAP (8 B) + AAL5 trailer (8 B), 48-byte payloads in 53-byte cells", "RFC 1483, ITU-T I.363.5"),
+    ("switch buffers", "531/1062/2300, 10615/21230/42460, 29190/58380/116760 cells (WAN's 2300 is not 2 x 1062; run as published)", "the slides"),
+    ("EPD / SD", "R = 0.8 K, Z = 0.8; PPD under every policy", "the slides"),
+    ("MSS", "1024 B (WAN), 9180 B (MEO, GEO); 40 B of TCP/IP headers", "the slides"),
+    ("windows", "receive window 2 x RTT x 45 Mb/s (window scaling); initial ssthresh RTT x bandwidth; IW 1", "the slides; ns-2's window_init_ 1"),
+    ("ACKs", "no delayed ACKs", "the slides"),
+    ("timers", "granularity 100 ms, minimum RTO 200 ms (two ticks), initial RTO 3 s", "the slides (granularity); ns-2 of the time (others)"),
+    ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
+    ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
+    ("newreno", "RFC 6582 partial-ACK retransmission (ns-2.1b3 behaviour; no extra guard)", "the slides"),
+    ("workload", "HTTP/1.1, a page of an index and 4 images on one connection, a page every 10 s per client, first at a uniform time in the first cycle", "the slides"),
+    ("file sizes", "SPECweb96's 36 files (class shares 35/50/14/1%, equally likely within a class), scaled x8.006 to a mean of 120.3 KB; index and images from the same set", "SPEC web96 (data/specweb96_fileset.csv); the slides' mean"),
+    ("requests", "not carried: one-way TCP, the server writes a page's images when its index arrives", "ns-2's one-way TCP"),
+    ("run length", "100 s (10 cycles)", "the slides"),
+]
+
+
+def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], meta: dict[str, Any], figs: list[Path], cost: dict[str, float]) -> str:
+    import pandas as pd
+
+    held = sum(ok for _, ok, _ in cl)
+    lines = [
+        "# Goyal et al. (ATM Forum 98-0876R1): WWW over UBR with EPD and Selective Drop",
+        "",
+        f"Mode {meta['mode']}: {meta['replications']} replication(s) of each of the 72 configurations, "
+        f"{meta['runs']} runs ({meta['skipped']} already stored) in {meta['wall_s']:.1f} s.",
+        "",
+        "## Allocation of variation against the slides",
+        "",
+        *check_lines(alloc),
+        "",
+        md_table(shares_table(an), ".1f"),
+        "",
+        f"## The slides' claims: {held} of {len(cl)} hold",
+        "",
+        *check_lines(cl),
+        "",
+        "## Efficiency's C",
+        "",
+    ]
+    for mss in sorted({s["mss"] for s in LINKS.values()}):
+        cells = -(-(mss + HEADER + 16) // 48)
+        lines.append(f"- MSS {mss} B: a segment is {mss + HEADER} B of IP, plus 16 B of LLC/SNAP and AAL5 trailer, "
+                     f"= {mss + HEADER + 16} B in {cells} cells of 53 B = {cells * 53} B on the T3; "
+                     f"C = 45 Mb/s x {mss} / {cells * 53} = {capacity_bps(mss) / 1e6:.2f} Mb/s.")  # fmt: skip
+    lines += [
+        "",
+        "Fairness is Jain's index of x_i / e_i, where e_i is server i's max-min fair share of C given the load "
+        "its client asked for during the run (water-filling).",
+        "",
+        "## Efficiency and fairness by configuration",
+        "",
+        md_table(config_table(per), ".3f"),
+        "",
+        "## Main effects (90% confidence intervals)",
+        "",
+        md_table(effects_table(an), ".4f"),
+        "",
+        "## Cell-level cost",
+        "",
+        f"GEO, largest buffer (116760 cells), SACK, EPD: {cost['events_per_sim_s']:,.0f} engine events and "
+        f"{cost['cells_per_sim_s']:,.0f} cells per simulated second, {cost['wall_per_sim_s'] * 1e3:.1f} ms of wall "
+        f"time per simulated second ({cost['wall_s']:.2f} s for the 100 s run). The switch port replays cell "
+        "arrivals without engine events: one event per frame's last cell, none per cell.",
+        "",
+        "## Model parameters and their sources",
+        "",
+        md_table(pd.DataFrame(PARAMETERS, columns=["parameter", "value", "source"])),
+        "",
+        "## Figures",
+        "",
+        *[f"![{p.stem}]({p.name})" for p in figs],
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "goyal98-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
+    """Run the full factorial on each link (quick: one replication, else
+    five), print the allocation of variation and the claims, and write
+    CSVs, figures and report.md."""
+    from rich.console import Console
+
+    console = console or Console()
+    mode = QUICK if quick else FULL
+    run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress)
+    per = per_run(run.store, run.sweep)
+    an = analyses(per)
+    alloc = allocation_checks(an)
+    cl = claims(per, an)
+    print_table(console, "Allocation of variation (% of each response's variation), beside the slides' figures", shares_table(an), ".1f")
+    print_table(console, "Efficiency and fairness by configuration (means over replications)", config_table(per), ".3f")
+    held = sum(ok for _, ok, _ in cl)
+    results = alloc + cl + [(f"at least 7 of the slides' 9 claims hold", held >= 7, f"{held} of 9")]
+    cost = cell_cost()
+    figs = figures(per, an, run.out_dir)
+    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s}
+    tabs = {"per_run": per, "configurations": config_table(per), "allocation": shares_table(an), "effects": effects_table(an)}
+    return finish(run, tabs, results, lambda: report(per, an, alloc, cl, meta, figs, cost), console, figs)
