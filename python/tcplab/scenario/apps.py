@@ -188,8 +188,9 @@ class WebApp(_Model):
     """Request (URL) bytes per object; 250 B is about the median HTTP request Mah (1997) measured."""
     pages: Optional[PositiveInt] = None
     cycle: Optional[Duration] = None
-    """A page every `cycle` instead of think times: each page starts a cycle after
-    the previous one started, or as soon as it completes if that is later."""
+    """A page every `cycle` instead of think times, open loop: each page starts a
+    cycle after the previous one started, on a new connection, whether or not
+    the previous one has completed."""
     start: Start = "0s"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 

@@ -1,0 +1,139 @@
+"""ATM links, UBR switch ports, the SPECweb96-like workload and the goyal98 study's arithmetic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tcplab
+from tcplab.studies import goyal98
+
+from .conftest import dumbbell
+
+
+def _atm(policy: str = "epd", buffer: int = 2000, n: int = 1, duration: str = "5s", window: str = "4MiB") -> dict:
+    sc = dumbbell(left=n, right=n, bottleneck_rate="45Mbps", bottleneck_delay="5ms", access_rate="155Mbps",
+                  access_delay="0.01ms", access_queue="100000pkt", duration=duration,
+                  tcp={"cc": "sack", "mss": "1024B", "window": window, "ssthresh": "bdp"},
+                  apps=[{"type": "bulk", "name": f"b{i}", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(n)])  # fmt: skip
+    sc["topology"]["atm"] = True
+    sc["topology"]["bottleneck"]["queue"] = {"type": "ubr", "buffer": buffer, "policy": policy}
+    return sc
+
+
+def test_one_flow_reaches_the_t3s_goodput_after_the_cell_tax() -> None:
+    # A lone flow whose window (100 KiB) fits the path (56 kB) plus the
+    # buffer (2000 cells, 86 frames): the T3 is busy, and 1024 of every
+    # 23 x 53 = 1219 bytes are goodput: 37.80 Mb/s.
+    res = tcplab.run(_atm(duration="10s", window="100KiB"))
+    f = res.flows.iloc[0]
+    assert f.retx_pkts == 0
+    port = res.ports.iloc[0]
+    assert (port.early_drops, port.ppd_frames, port.dropped_cells) == (0, 0, 0)
+    t3 = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
+    assert t3.utilization > 0.98
+    # Cells: every frame of 1064 bytes is 23 cells; the run ends inside the last one.
+    assert port.frames_out == port.frames - 1
+    assert 23 * port.frames_out < port.cells_in < 23 * port.frames
+    late = f.bytes_delivered * 8 / 10
+    assert 37.0e6 < late <= goyal98.capacity_bps(1024)
+
+
+@pytest.mark.parametrize("policy", ["ubr", "epd", "sd"])
+def test_ports_conserve_frames_and_cells(policy: str) -> None:
+    res = tcplab.run(_atm(policy=policy, buffer=300, n=8))
+    port = res.ports.iloc[0]
+    t3 = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
+    assert t3.arrivals == port.frames
+    assert t3.arrivals == t3.departures + t3.drops + t3.backlog_end
+    assert t3.drops == port.early_drops + port.ppd_frames
+    # Every frame left whole, was refused, was cut, or is still arriving
+    # (at most one per access link feeding the port).
+    in_progress = port.frames - port.frames_out - port.early_drops - port.ppd_frames
+    assert 0 <= in_progress <= 8
+    if policy == "ubr":
+        assert port.early_drops == 0 and port.ppd_frames > 0 and port.wasted_cells > 0
+    else:
+        assert port.early_drops > 0
+    assert port.vc_max_cells <= 300
+
+
+def test_a_ubr_queue_needs_an_atm_link() -> None:
+    sc = _atm()
+    sc["topology"]["atm"] = False
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load(sc)
+    assert "topology.atm" in str(e.value) and "ubr" in str(e.value)
+    sc = _atm()
+    sc["topology"]["bottleneck"]["queue"]["policy"] = "fifo"
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load(sc)
+    assert "policy" in str(e.value) and "'fifo'" in str(e.value) and "epd" in str(e.value)
+
+
+def test_specweb96_file_set_mean_and_class_shares() -> None:
+    fs = goyal98.fileset()
+    assert len(fs) == 36
+    assert sum(p for _, p in fs) == pytest.approx(1.0, abs=1e-12)
+    assert sum(b * p for b, p in fs) == pytest.approx(120_300, abs=1)
+    # The unscaled mean is about 15,027 bytes, so every size is scaled by about 8.006.
+    scale = 120_300 / 15_027.2
+    shares = {0: 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
+    for b, p in fs:
+        c = int(np.floor(np.log10(b / scale / 100)))  # 102-921 B: class 0, 1024-9216 B: class 1, ...
+        shares[c] += p
+    assert shares == pytest.approx({0: 0.35, 1: 0.50, 2: 0.14, 3: 0.01})
+    cdf = goyal98.size_cdf()
+    assert cdf[0] == (fs[0][0], 0.0) and cdf[-1] == (fs[-1][0], 1.0)
+
+
+def test_the_efficiency_capacity_c_for_each_mss() -> None:
+    # 1024 B: 1064 + 16 = 1080 B in 23 cells; 9180 B: 9236 B in 193 cells.
+    assert goyal98.capacity_bps(1024) == pytest.approx(45e6 * 1024 / (23 * 53))
+    assert goyal98.capacity_bps(9180) == pytest.approx(45e6 * 9180 / (193 * 53))
+    assert round(goyal98.capacity_bps(1024) / 1e6, 2) == 37.80
+    assert round(goyal98.capacity_bps(9180) / 1e6, 2) == 40.39
+
+
+def test_max_min_shares_by_water_filling() -> None:
+    # Capacity 10 among demands 1, 2, 8, 9: 1 and 2 are met, then 7 is split: 3.5 each.
+    assert goyal98.waterfill([8, 1, 9, 2], 10).tolist() == [3.5, 1.0, 3.5, 2.0]
+    # Everyone fits: shares are the demands.
+    assert goyal98.waterfill([1, 2, 3], 10).tolist() == [1.0, 2.0, 3.0]
+    # Equal demands above capacity: equal split.
+    assert goyal98.waterfill([5, 5, 5, 5], 10).tolist() == [2.5] * 4
+    m = goyal98.run_metrics([1.0, 2.0, 3.5, 3.5], [1, 2, 8, 9], 10.0)
+    assert m == {"efficiency": 1.0, "fairness": 1.0}
+    m = goyal98.run_metrics([0.5, 2.0, 3.5, 3.5], [1, 2, 8, 9], 10.0)
+    assert m["efficiency"] == pytest.approx(0.95)
+    assert m["fairness"] == pytest.approx(3.5**2 / (4 * (0.25 + 3)))
+
+
+def test_allocation_of_variation_on_a_hand_built_design() -> None:
+    # y = 10 * (flavour index) + (buffer index), no policy effect, one replication:
+    # the flavour and buffer shares are their sums of squares over the total.
+    import pandas as pd
+
+    rows = []
+    for i, f in enumerate(goyal98.FLAVOURS):
+        for j, b in enumerate(goyal98.BUFFER_LEVELS):
+            for p in goyal98.POLICIES:
+                rows.append({"flavour": f, "buffer": b, "policy": p, "y": 10.0 * i + j})
+    shares, effects = goyal98.anova(pd.DataFrame(rows), "y")
+    s = dict(zip(shares.effect, shares.percent))
+    ss_f = 6 * sum((10.0 * i - 15.0) ** 2 for i in range(4))
+    ss_b = 8 * sum((j - 1.0) ** 2 for j in range(3))
+    assert s["flavour"] == pytest.approx(100 * ss_f / (ss_f + ss_b))
+    assert s["buffer"] == pytest.approx(100 * ss_b / (ss_f + ss_b))
+    assert s["policy"] == pytest.approx(0.0, abs=1e-9) and s["error"] == pytest.approx(0.0, abs=1e-9)
+    sack = effects[(effects.factor == "flavour") & (effects.level == "sack")].iloc[0]
+    assert sack.effect == pytest.approx(15.0)
+
+
+def test_web_cycle_starts_a_page_every_cycle_open_loop() -> None:
+    sc = dumbbell(duration="35s", apps=[{"type": "web", "name": "w", "src": "s0", "dst": "k0", "http": "1.1", "embedded": 4,
+                                         "primary": {"type": "constant", "size": "20kB"}, "object": {"type": "constant", "size": "20kB"},
+                                         "cycle": "10s", "start": "1s"}])  # fmt: skip
+    pages = tcplab.run(sc).pages
+    assert pages.start_s.tolist() == [1.0, 11.0, 21.0, 31.0]
+    assert (pages.bytes == 100_000).all() and (pages.objects == 5).all()
