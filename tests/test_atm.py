@@ -137,3 +137,18 @@ def test_web_cycle_starts_a_page_every_cycle_open_loop() -> None:
     pages = tcplab.run(sc).pages
     assert pages.start_s.tolist() == [1.0, 11.0, 21.0, 31.0]
     assert (pages.bytes == 100_000).all() and (pages.objects == 5).all()
+
+
+def test_the_study_pipeline_from_store_to_metrics(tmp_path) -> None:
+    # Two WAN configurations for 10 s through the sweep machinery and back.
+    from tcplab.studies.common import run_configs
+
+    cfgs = [({"link": "wan", "flavour": f, "buffer": "0.5 RTT", "policy": "epd"}, goyal98.scenario("wan", f, 531, "epd", duration="10s"))
+            for f in ("vanilla", "sack")]  # fmt: skip
+    run = run_configs("goyal98", cfgs, 1, True, tmp_path, 1, False)
+    per = goyal98.per_run(run.store, run.sweep).set_index("flavour")
+    assert len(per) == 2 and run.runs == 2
+    assert ((per.efficiency > 0.5) & (per.efficiency <= 1.0)).all()
+    assert ((per.fairness > 0.0) & (per.fairness <= 1.0)).all()
+    # Recovery by timeout only costs vanilla TCP dearly on a small WAN buffer.
+    assert per.loc["sack", "efficiency"] > per.loc["vanilla", "efficiency"] + 0.05

@@ -101,7 +101,8 @@ def bdp_bytes(link: str) -> int:
     return int(T3_BPS * LINKS[link]["rtt_ms"] / 1e3 / 8)
 
 
-def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = DURATION) -> dict[str, Any]:
+def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = DURATION, tcp: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One configuration; `tcp` overrides TCP settings (for sensitivity runs)."""
     spec = LINKS[link]
     cc, dupthresh = CC[flavour]
     one_way_ms = spec["rtt_ms"] / 2 - 2 * ACCESS_DELAY_MS
@@ -118,7 +119,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "tcp": {
             "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
             "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
-            "rto_min": "200ms", "rto_initial": "3s", "byte_counting": False,
+            "rto_min": "1s", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, **(tcp or {}),
         },  # fmt: skip
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
@@ -129,13 +130,13 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
     }
 
 
-def configurations() -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def configurations(tcp: dict[str, Any] | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     out = []
     for link, spec in LINKS.items():
         for flavour in FLAVOURS:
             for level, cells in zip(BUFFER_LEVELS, spec["buffers"]):
                 for policy in POLICIES:
-                    out.append(({"link": link, "flavour": flavour, "buffer": level, "policy": policy}, scenario(link, flavour, cells, policy)))
+                    out.append(({"link": link, "flavour": flavour, "buffer": level, "policy": policy}, scenario(link, flavour, cells, policy, tcp=tcp)))
     return out
 
 
@@ -416,7 +417,7 @@ PARAMETERS = [
     ("MSS", "1024 B (WAN), 9180 B (MEO, GEO); 40 B of TCP/IP headers", "the slides"),
     ("windows", "receive window 2 x RTT x 45 Mb/s (window scaling); initial ssthresh RTT x bandwidth; IW 1", "the slides; ns-2's window_init_ 1"),
     ("ACKs", "no delayed ACKs", "the slides"),
-    ("timers", "granularity 100 ms, minimum RTO 200 ms (two ticks), initial RTO 3 s", "the slides (granularity); ns-2 of the time (others)"),
+    ("timers", "granularity 100 ms, minimum RTO 1 s, initial RTO 6 s, maximum 64 s", "the slides (granularity); ns-2's defaults before 2004-2006 (minrto_ 1, rtxcur_init_ 6.0, maxrto_ 64, tcpTick_ 0.1, as its validation suites record them)"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
     ("newreno", "RFC 6582 partial-ACK retransmission (ns-2.1b3 behaviour; no extra guard)", "the slides"),
@@ -425,6 +426,37 @@ PARAMETERS = [
     ("requests", "not carried: one-way TCP, the server writes a page's images when its index arrives", "ns-2's one-way TCP"),
     ("run length", "100 s (10 cycles)", "the slides"),
 ]
+
+
+def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check]) -> list[str]:
+    """Plain statements of where the reproduction departs from the slides, with the figures behind them."""
+    out = []
+    fair = per.groupby(["link", *FACTORS]).fairness.mean()
+    err = {link: share(an, link, "fairness", "error") for link in LINKS}
+    out.append(
+        f"- **Fairness hardly depends on the configuration here.** Configuration means range from {fair.min():.3f} to "
+        f"{fair.max():.3f}; the error term (the three-factor interaction and, with replications, the runs' spread) "
+        f"holds {err['wan']:.0f}% of WAN fairness's variation ({err['meo']:.0f}% MEO, {err['geo']:.0f}% GEO). The "
+        "slides' WAN fairness rose clearly with the buffer. Our demands are heavy-tailed per client (SPECweb96's "
+        "largest files are 0.8-7.4 MB), so e_i varies widely, and a client whose pages happen to be in progress "
+        "at 100 s falls short of its share whatever the switch does."
+    )
+    vs = per[per.link == "wan"].groupby("flavour").efficiency.mean()
+    out.append(
+        f"- **The flavour explains more of efficiency than in the slides** (WAN {share(an, 'wan', 'efficiency', 'flavour'):.0f}%, "
+        f"MEO {share(an, 'meo', 'efficiency', 'flavour'):.0f}%, GEO {share(an, 'geo', 'efficiency', 'flavour'):.0f}% against "
+        f"57/57/61%), mostly through vanilla TCP (WAN efficiency {vs['vanilla']:.3f} against {vs.drop('vanilla').min():.3f}-"
+        f"{vs.drop('vanilla').max():.3f} for the others): without fast retransmit every loss costs a timeout of at least "
+        "ns-2's 1 s minimum RTO. The buffer explains less, because 119-127% of the T3's capacity is offered and the link "
+        "stays busy with some buffer or other."
+    )
+    failed = [name for name, ok, _ in alloc + cl if not ok]
+    if failed:
+        out.append("- **Checks that do not hold:** " + "; ".join(failed) + ".")
+    out.append(
+        "- **Run as published:** the WAN 2-RTT buffer is 2300 cells, not 2 x 1062 = 2124; we use 2300, as the slides list it."
+    )
+    return out
 
 
 def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], meta: dict[str, Any], figs: list[Path], cost: dict[str, float]) -> str:
@@ -446,6 +478,10 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
         f"## The slides' claims: {held} of {len(cl)} hold",
         "",
         *check_lines(cl),
+        "",
+        "## Where we differ, and why",
+        "",
+        *differences(per, an, alloc, cl),
         "",
         "## Efficiency's C",
         "",
