@@ -135,6 +135,7 @@ impl Link {
         self.port = port.map(Box::new);
     }
 
+    #[inline]
     pub fn is_atm(&self) -> bool {
         self.atm
     }
@@ -261,7 +262,18 @@ impl Link {
     /// Offer a packet of `bytes` wire bytes at `now`.
     #[inline(always)]
     pub fn offer(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
-        let bytes = if self.atm { atm::wire_bytes(bytes) } else { bytes };
+        self.offer_as::<false>(now, pkt, bytes)
+    }
+
+    /// Offer a packet of `bytes` to an ATM link: it travels as cells.
+    #[inline(never)]
+    pub fn offer_cells(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
+        self.offer_as::<true>(now, pkt, bytes)
+    }
+
+    #[inline(always)]
+    fn offer_as<const CELLS: bool>(&mut self, now: Time, pkt: PacketId, bytes: u32) -> Offer {
+        let bytes = if CELLS { atm::wire_bytes(bytes) } else { bytes };
         if self.advancing {
             // Forget packets that have reached the far node (handed on already).
             while self.fifo.front().is_some_and(|e| e.arrive <= now) {
@@ -295,7 +307,7 @@ impl Link {
         let tx_start = if must_wait { self.busy_until } else { now };
         let ser = self.ser(bytes);
         let tx_end = tx_start + ser;
-        let arrive = if self.first_cell { tx_start + self.cell_time() } else { tx_end } + self.delay;
+        let arrive = if CELLS && self.first_cell { tx_start + self.cell_time() } else { tx_end } + self.delay;
         self.busy_until = tx_end;
         self.last_tx_start = tx_start;
         let c = &mut self.counters;

@@ -198,12 +198,13 @@ impl Network {
                 self.pool.free(pkt);
                 return;
             }
-            if self.links[link as usize].port.is_some() {
+            let cells = self.links[link as usize].is_atm();
+            if cells && self.links[link as usize].port.is_some() {
                 self.port_arrival(at, pkt, link, wake);
                 return;
             }
             let l = &mut self.links[link as usize];
-            let offer = l.offer(at, pkt, bytes);
+            let offer = if cells { l.offer_cells(at, pkt, bytes) } else { l.offer(at, pkt, bytes) };
             let advancing = l.is_advancing();
             if tapped && self.taps[link as usize].log {
                 match offer {

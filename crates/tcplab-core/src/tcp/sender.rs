@@ -594,7 +594,8 @@ impl Sender {
             // No growth during CWR (Linux calls no congestion avoidance outside the Open state).
             self.cwr_on_ack(ack);
         } else {
-            if self.cc.in_slow_start() {
+            // The state before this ACK (update_state runs after it).
+            if self.state == State::SlowStart {
                 self.stats.ss_acks += 1;
             } else {
                 self.stats.ca_acks += 1;
