@@ -8,14 +8,32 @@
 use std::collections::HashMap;
 use std::collections::VecDeque;
 
+/// Hop distances to one node, and each node's next link toward it.
+struct Tree {
+    dist: Vec<u32>,
+    /// The lowest-numbered link to a neighbour one hop closer (`u32::MAX`: none).
+    next: Vec<u32>,
+}
+
+/// Routes from every node to the nodes asked for.
+///
+/// A host hanging off one node (all its links, in and out, join that one
+/// node: a stub) is reached through that node, so one tree per non-stub
+/// node asked for serves every stub behind it: on a dumbbell of N hosts, two
+/// trees of N entries each, not N. Paths are the same as with a tree per
+/// destination: the hop count to a stub is one more than to its node, and
+/// at every hop the lowest-numbered link that makes progress is taken.
 pub struct Router {
     n: usize,
     /// Outgoing links per node, as (link index, far node), in link order.
     out: Vec<Vec<(u32, u32)>>,
     /// Incoming links per node, as (near node).
     inc: Vec<Vec<u32>>,
-    /// Hop distances to each destination asked for so far.
-    dist_to: HashMap<u32, Vec<u32>>,
+    /// The far node of each link.
+    to: Vec<u32>,
+    /// For a stub, the node it hangs off and the first link from there to it.
+    stub: Vec<Option<(u32, u32)>>,
+    trees: HashMap<u32, Tree>,
 }
 
 impl Router {
@@ -26,48 +44,73 @@ impl Router {
             out[a as usize].push((i as u32, b));
             inc[b as usize].push(a);
         }
-        Router { n: n_nodes, out, inc, dist_to: HashMap::new() }
+        let stub = (0..n_nodes)
+            .map(|v| {
+                let &r = inc[v].first()?;
+                let only_r = inc[v].iter().all(|&a| a == r) && out[v].iter().all(|&(_, b)| b == r);
+                let link = out[r as usize].iter().find(|&&(_, b)| b as usize == v)?.0;
+                (only_r && r as usize != v).then_some((r, link))
+            })
+            .collect();
+        let to = links.iter().map(|&(_, b)| b).collect();
+        Router { n: n_nodes, out, inc, to, stub, trees: HashMap::new() }
     }
 
-    fn distances(&mut self, dst: u32) -> &Vec<u32> {
-        let (n, inc) = (self.n, &self.inc);
-        self.dist_to.entry(dst).or_insert_with(|| {
-            let mut d = vec![u32::MAX; n];
-            d[dst as usize] = 0;
-            let mut q = VecDeque::from([dst]);
+    /// Distance vectors and next-link tables stored, in entries (two per node per tree).
+    pub fn stored_entries(&self) -> usize {
+        self.trees.values().map(|t| t.dist.len() + t.next.len()).sum()
+    }
+
+    fn tree(&mut self, root: u32) -> &Tree {
+        let (n, inc, out) = (self.n, &self.inc, &self.out);
+        self.trees.entry(root).or_insert_with(|| {
+            let mut dist = vec![u32::MAX; n];
+            dist[root as usize] = 0;
+            let mut q = VecDeque::from([root]);
             while let Some(v) = q.pop_front() {
                 for &u in &inc[v as usize] {
-                    if d[u as usize] == u32::MAX {
-                        d[u as usize] = d[v as usize] + 1;
+                    if dist[u as usize] == u32::MAX {
+                        dist[u as usize] = dist[v as usize] + 1;
                         q.push_back(u);
                     }
                 }
             }
-            d
+            let next = (0..n)
+                .map(|v| {
+                    let closer = |&&(_, b): &&(u32, u32)| dist[b as usize].checked_add(1) == Some(dist[v]);
+                    out[v].iter().find(closer).map_or(u32::MAX, |&(l, _)| l)
+                })
+                .collect();
+            Tree { dist, next }
         })
     }
 
     /// The links from `src` to `dst`, or `None` if `dst` is unreachable.
     pub fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
-        self.distances(dst);
-        let d = &self.dist_to[&dst];
-        if d[src as usize] == u32::MAX {
+        if src == dst {
+            return Some(Vec::new());
+        }
+        // A stub is reached through its node, unless the path starts there.
+        let (root, last) = match self.stub[dst as usize] {
+            Some((r, link)) => (r, Some(link)),
+            None => (dst, None),
+        };
+        self.tree(root);
+        let (t, to) = (&self.trees[&root], &self.to);
+        if t.dist[src as usize] == u32::MAX {
             return None;
         }
-        let mut path = Vec::with_capacity(d[src as usize] as usize);
+        let mut path = Vec::with_capacity(t.dist[src as usize] as usize + 1);
         let mut at = src;
-        while at != dst {
-            let &(link, next) = self.out[at as usize]
-                .iter()
-                .find(|&&(_, b)| d[b as usize].checked_add(1) == Some(d[at as usize]))
-                .expect("BFS distances are consistent");
+        while at != root {
+            let link = t.next[at as usize];
             path.push(link);
-            at = next;
+            at = to[link as usize];
         }
+        path.extend(last);
         Some(path)
     }
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +124,87 @@ mod tests {
         assert_eq!(r.path(3, 0), None);
         assert_eq!(r.path(4, 3), Some(vec![5, 6]));
         assert_eq!(r.path(2, 2), Some(vec![]));
+    }
+
+    #[test]
+    fn stubs_share_their_nodes_tree() {
+        // A dumbbell: hosts 2..5 on node 0, hosts 6..9 on node 1, declared
+        // host by host in both directions, then 0 <-> 1.
+        let mut links = Vec::new();
+        for h in 2..6 {
+            links.extend([(h, 0), (0, h)]);
+        }
+        for h in 6..10 {
+            links.extend([(1, h), (h, 1)]);
+        }
+        links.extend([(0, 1), (1, 0)]);
+        let mut r = Router::new(10, &links);
+        assert_eq!(r.path(2, 6), Some(vec![0, 16, 8]));
+        assert_eq!(r.path(9, 3), Some(vec![15, 17, 3]));
+        assert_eq!(r.path(0, 7), Some(vec![16, 10]));
+        assert_eq!(r.path(4, 5), Some(vec![4, 7]));
+        // Every path above used two trees (nodes 0 and 1), not one per host.
+        assert_eq!(r.stored_entries(), 2 * 2 * 10);
+    }
+
+    #[test]
+    fn a_dumbbell_of_20000_hosts_stores_two_trees() {
+        // 10,000 hosts a side, one route each way per pair: the routes' own
+        // entries grow with the pairs, the trees with the nodes, nothing with
+        // their product (a tree per destination would store 2 x 20,002 x 20,000).
+        let side = 10_000u32;
+        let n = 2 * side + 2;
+        let (r0, r1) = (2 * side, 2 * side + 1);
+        let mut links = Vec::new();
+        for h in 0..side {
+            links.extend([(h, r0), (r0, h)]);
+        }
+        for h in side..2 * side {
+            links.extend([(r1, h), (h, r1)]);
+        }
+        links.extend([(r0, r1), (r1, r0)]);
+        let mut r = Router::new(n as usize, &links);
+        let mut route_entries = 0;
+        for h in 0..side {
+            route_entries += r.path(h, side + h).unwrap().len() + r.path(side + h, h).unwrap().len();
+        }
+        assert_eq!(route_entries, 2 * 3 * side as usize);
+        assert_eq!(r.stored_entries(), 2 * 2 * n as usize);
+    }
+
+    #[test]
+    fn the_same_paths_as_a_tree_per_destination() {
+        // A small mesh with stubs and parallel links: compare with a plain
+        // BFS per destination and the lowest-link rule.
+        let links = [(0, 1), (1, 0), (1, 2), (2, 1), (0, 2), (2, 0), (2, 3), (3, 2), (2, 3), (1, 4), (4, 1), (0, 5), (5, 0), (4, 6), (6, 4), (5, 6), (6, 5)];
+        let n = 7;
+        let mut r = Router::new(n, &links);
+        for dst in 0..n as u32 {
+            let mut d = vec![u32::MAX; n];
+            d[dst as usize] = 0;
+            let mut q = VecDeque::from([dst]);
+            while let Some(v) = q.pop_front() {
+                for &(a, b) in &links {
+                    if b == v && d[a as usize] == u32::MAX {
+                        d[a as usize] = d[v as usize] + 1;
+                        q.push_back(a);
+                    }
+                }
+            }
+            for src in 0..n as u32 {
+                let want = (d[src as usize] != u32::MAX).then(|| {
+                    let mut p = Vec::new();
+                    let mut at = src;
+                    while at != dst {
+                        let (l, &(_, b)) = links.iter().enumerate().find(|&(_, &(a, b))| a == at && d[b as usize].checked_add(1) == Some(d[at as usize])).unwrap();
+                        p.push(l as u32);
+                        at = b;
+                    }
+                    p
+                });
+                assert_eq!(r.path(src, dst), want, "{src} -> {dst}");
+            }
+        }
     }
 
     #[test]
