@@ -38,7 +38,10 @@ def parse_override_value(text: str) -> Any:
 
 
 def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
-    """Set dotted paths (``tcp.iw``, ``apps.0.size``) in a copy of `doc`."""
+    """Set dotted paths (``tcp.iw``, ``apps.0.size``) in a copy of `doc`
+    (`doc` itself, unchanged, when there is nothing to set)."""
+    if not overrides:
+        return doc
     out = copy.deepcopy(doc)
     for path, value in (overrides or {}).items():
         if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
