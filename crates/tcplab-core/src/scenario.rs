@@ -166,6 +166,9 @@ pub struct WebSpec {
     /// A page every this many ns (instead of think times).
     #[serde(default)]
     pub cycle_ns: Option<u64>,
+    /// One page at a time (closed loop) rather than one per cycle regardless.
+    #[serde(default)]
+    pub cycle_closed: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -330,6 +333,7 @@ impl AppSpec {
                     think: self.think(field)?,
                     pages: w.pages,
                     cycle: w.cycle_ns.map(Dur::from_ns),
+                    cycle_closed: w.cycle_closed,
                 })))
             }
             "repeat" => {

@@ -190,7 +190,11 @@ class WebApp(_Model):
     cycle: Optional[Duration] = None
     """A page every `cycle` instead of think times, open loop: each page starts a
     cycle after the previous one started, on a new connection, whether or not
-    the previous one has completed."""
+    the previous one has completed. With `pages` set, every page is drawn at the
+    start, so the pages table also lists those that never started."""
+    closed_loop: bool = False
+    """With `cycle`: one page at a time, the next a cycle after the previous one
+    started, or as soon as it completes if that is later."""
     start: Start = "0s"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
@@ -242,6 +246,8 @@ def core_app(a: Any) -> dict[str, Any]:
                       "object": _core_size(a.object), "pages": a.pages}  # fmt: skip
         if a.cycle is not None:
             out["web"]["cycle_ns"] = a.cycle
+            if a.closed_loop:
+                out["web"]["cycle_closed"] = True
     elif isinstance(a, BurstApp):
         out.update(size_bytes=a.total_bytes(), flows=a.flows)
     return out

@@ -51,10 +51,15 @@ pub struct WebConfig {
     pub think: Think,
     /// Pages to fetch; `None`: until the end of the run.
     pub pages: Option<u64>,
-    /// A page every `cycle` instead of think times, open loop: each page
+    /// A page every `cycle` instead of think times. Open loop: each page
     /// starts a cycle after the previous one started, on its own connection,
-    /// whether or not the previous one has completed.
+    /// whether or not the previous one has completed. Closed loop
+    /// (`cycle_closed`): one page at a time, the next a cycle after the
+    /// previous one started or when it completes, if later. With `pages`
+    /// set, every page is drawn at the first wake-up, so the pages table
+    /// lists the pages asked for that never started too.
     pub cycle: Option<Dur>,
+    pub cycle_closed: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -90,12 +95,15 @@ pub struct App {
     /// Bytes of the message a client sends per object asked for on an open connection.
     pub request_bytes: u32,
     pub pages_started: u64,
+    /// Pages drawn ahead (cycles with a page count), not yet started.
+    planned: std::collections::VecDeque<u32>,
+    planned_drawn: bool,
 }
 
 impl App {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, src: u32, dst: u32, start: Time, size: Option<u64>, kind: AppKind, rng: RngStream, request_bytes: u32) -> App {
-        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0 }
+        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0, planned: Default::default(), planned_drawn: false }
     }
 
     fn persistent(&self) -> bool {
@@ -129,8 +137,9 @@ impl App {
 pub struct PageRow {
     pub id: u64,
     pub app: String,
-    /// When the primary object was requested (its connection opened).
-    pub start_s: f64,
+    /// When the primary object was requested (its connection opened); `None`:
+    /// a page drawn ahead that never started.
+    pub start_s: Option<f64>,
     /// When the last object completed.
     pub end_s: Option<f64>,
     pub delay_s: Option<f64>,
@@ -142,7 +151,8 @@ pub struct PageRow {
 /// A web page being fetched (or a persistent client's transfer).
 pub struct PageState {
     pub app: u32,
-    pub start: Time,
+    /// `None` until a page drawn ahead starts.
+    pub start: Option<Time>,
     /// Transfers still running.
     pending: u32,
     /// Embedded object sizes, not yet asked for.
@@ -179,9 +189,9 @@ impl Apps {
             .map(|(i, p)| PageRow {
                 id: i as u64,
                 app: self.apps[p.app as usize].name.clone(),
-                start_s: p.start.as_secs_f64(),
+                start_s: p.start.map(Time::as_secs_f64),
                 end_s: p.end.map(Time::as_secs_f64),
-                delay_s: p.end.map(|e| (e - p.start).as_secs_f64()),
+                delay_s: p.end.zip(p.start).map(|(e, s)| (e - s).as_secs_f64()),
                 objects: p.objects,
                 bytes: p.bytes,
                 completed: p.end.is_some(),
@@ -201,8 +211,34 @@ impl Apps {
 
     fn new_page(&mut self, a: u32, start: Time, objects: u32, bytes: u64, embedded: Vec<u64>) -> u32 {
         self.apps[a as usize].pages_started += 1;
-        self.pages.push(PageState { app: a, start, pending: 1, embedded, objects, bytes, end: None });
+        self.pages.push(PageState { app: a, start: Some(start), pending: 1, embedded, objects, bytes, end: None });
         (self.pages.len() - 1) as u32
+    }
+
+    /// Draw application `a`'s `n` pages ahead, in order, from its stream.
+    fn plan_pages(&mut self, a: u32, w: &WebConfig, n: u64) {
+        for _ in 0..n {
+            let app = &mut self.apps[a as usize];
+            let primary = w.primary.draw(&mut app.rng);
+            let embedded: Vec<u64> = (0..w.embedded).map(|_| w.object.draw(&mut app.rng)).collect();
+            let bytes = primary + embedded.iter().sum::<u64>();
+            let objects = 1 + embedded.len() as u32;
+            self.pages.push(PageState { app: a, start: None, pending: 1, embedded, objects, bytes, end: None });
+            let id = (self.pages.len() - 1) as u32;
+            self.apps[a as usize].planned.push_back(id);
+        }
+        self.apps[a as usize].planned_drawn = true;
+    }
+
+    /// Start application `a`'s next page drawn ahead, if any: true if one started.
+    fn start_planned<T: Transport>(&mut self, a: u32, t: &mut T) -> bool {
+        let Some(p) = self.apps[a as usize].planned.pop_front() else { return false };
+        self.apps[a as usize].pages_started += 1;
+        let pg = &mut self.pages[p as usize];
+        pg.start = Some(t.now());
+        let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
+        self.open(a, Some(primary), page_tag(p, true), t);
+        true
     }
 
     /// Application `a`'s wake-up: a new transfer, page or burst.
@@ -210,6 +246,16 @@ impl Apps {
         let now = t.now();
         let app = &mut self.apps[a as usize];
         match &app.kind {
+            AppKind::Web(w) if w.cycle.is_some() && w.pages.is_some() => {
+                let (w, cycle) = (w.clone(), w.cycle.expect("a cycle"));
+                if !app.planned_drawn {
+                    self.plan_pages(a, &w, w.pages.expect("a page count"));
+                }
+                self.start_planned(a, t);
+                if !w.cycle_closed && !self.apps[a as usize].planned.is_empty() {
+                    t.wake_at(now + cycle);
+                }
+            }
             AppKind::Web(w) => {
                 // Draw the page: primary first, then the embedded objects, from the app's stream.
                 let primary = w.primary.draw(&mut app.rng);
@@ -217,14 +263,11 @@ impl Apps {
                 let bytes = primary + embedded.iter().sum::<u64>();
                 let objects = 1 + embedded.len() as u32;
                 // The primary first; the embedded objects when it completes.
-                let cycle = w.cycle;
+                let cycle = w.cycle.filter(|_| !w.cycle_closed);
                 let page = self.new_page(a, now, objects, bytes, embedded);
                 self.open(a, Some(primary), page_tag(page, true), t);
-                let app = &self.apps[a as usize];
-                if let (Some(c), AppKind::Web(w)) = (cycle, &app.kind) {
-                    if w.pages.is_none_or(|n| app.pages_started < n) {
-                        t.wake_at(now + c);
-                    }
+                if let Some(c) = cycle {
+                    t.wake_at(now + c);
                 }
             }
             AppKind::Repeat { persistent: true, .. } => {
@@ -288,9 +331,17 @@ impl Apps {
             return;
         }
         pg.end = Some(now);
+        let started = pg.start.unwrap_or(now);
         let app = &mut self.apps[a as usize];
-        if matches!(&app.kind, AppKind::Web(w) if w.cycle.is_some()) {
-            return; // the next page is already due, a cycle after this one started
+        if let AppKind::Web(w) = &app.kind {
+            if let Some(c) = w.cycle {
+                // Open loop: the next page is already due. Closed: the next
+                // a cycle after this one started, or now if that has passed.
+                if w.cycle_closed && (!app.planned.is_empty() || (w.pages.is_none() && !app.planned_drawn)) {
+                    t.wake_at(now.max(started + c));
+                }
+                return;
+            }
         }
         let next = app.next_start(now);
         if next == Some(now) && app.persistent() && t.has_handshake(c) {
@@ -340,8 +391,7 @@ mod tests {
     }
 
     fn app(kind: AppKind, size: Option<u64>) -> Apps {
-        let a = App { name: "a".into(), src: 0, dst: 1, start: Time::ZERO, size, kind, rng: RngStream::new(1, "app/a"),
-                      transfers_started: 0, request_bytes: 250, pages_started: 0 }; // fmt: skip
+        let a = App::new("a".into(), 0, 1, Time::ZERO, size, kind, RngStream::new(1, "app/a"), 250);
         Apps { apps: vec![a], pages: Vec::new() }
     }
 
@@ -362,7 +412,7 @@ mod tests {
     #[test]
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
         let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None }; // fmt: skip
+                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
@@ -379,7 +429,7 @@ mod tests {
     fn a_cycle_starts_a_page_every_cycle_whatever_the_last_one_does() {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 4, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle) }; // fmt: skip
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         // Page 0 opens at 0 and asks for page 1 at 10 s at once.
@@ -394,5 +444,30 @@ mod tests {
         t.now = Time::from_ns(10_000_000_000);
         apps.on_wake(0, &mut t);
         assert_eq!((t.opened.len(), t.wakes.len()), (2, 1));
+    }
+
+    #[test]
+    fn a_closed_cycle_waits_for_the_page_and_plans_every_page_ahead() {
+        let cycle = Dur::from_secs(10);
+        let web = WebConfig { http11: true, embedded: 1, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        // All three pages exist from the start; one started, no wake-up yet.
+        assert_eq!(apps.page_rows().iter().map(|p| p.start_s).collect::<Vec<_>>(), [Some(0.0), None, None]);
+        assert!(t.wakes.is_empty());
+        // Page 0 takes 14 s: page 1 starts at once when it completes.
+        apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
+        t.now = Time::from_ns(14_000_000_000);
+        apps.on_event(0, 0, page_tag(0, false), ConnEvent::Complete, &mut t);
+        assert_eq!(t.wakes, [Time::from_ns(14_000_000_000)]);
+        // Page 1 (started at 14 s) takes 1 s: page 2 at 24 s.
+        apps.on_wake(0, &mut t);
+        apps.on_event(0, 1, page_tag(1, true), ConnEvent::Complete, &mut t);
+        t.now = Time::from_ns(15_000_000_000);
+        apps.on_event(0, 1, page_tag(1, false), ConnEvent::Complete, &mut t);
+        assert_eq!(t.wakes[1], Time::from_ns(24_000_000_000));
+        assert_eq!(apps.page_rows()[2].bytes, 3000);
     }
 }
