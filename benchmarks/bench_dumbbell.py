@@ -18,6 +18,14 @@ peak resident memory of each process, and the ratio tcplab / ns-2.
 
     python benchmarks/bench_dumbbell.py                 # all cases
     python benchmarks/bench_dumbbell.py --cases B --repeat 3
+    python benchmarks/bench_dumbbell.py --scale         # 1k, 10k and 100k flows (tcplab only)
+
+`--scale` runs the dumbbell with 1,000, 10,000 and 100,000 Reno flows, each
+starting at a uniform time in the first second, over a 10 Gb/s bottleneck
+for 2 s, and prints per run: the loop speed, the set-up time (validation,
+normalization, and the core's parsing and building, up to the first event),
+the results time (the core's tables, their transfer to Python, and the
+DataFrames), the peak RSS of the whole process, and RSS per flow.
 
 This is a benchmark, not a test: it asserts nothing about time.
 """
@@ -70,6 +78,73 @@ links = res.links
 b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
 print(json.dumps({"departed": int(b.departures), "loop_s": res.engine["wall_seconds"], "events": res.engine["events"]}))
 """
+
+SCALE_FLOWS = (1_000, 10_000, 100_000)
+
+
+def scale_scenario(flows: int) -> dict:
+    return {
+        "sim": {"duration": "2s", "seed": 1},
+        "topology": {
+            "type": "dumbbell", "left": flows, "right": flows,
+            "bottleneck": {"rate": "10Gbps", "delay": "10ms", "queue": "10000pkt"},
+            "left_access": {"rate": "10Gbps", "delay": "1ms", "queue": "1000pkt"},
+            "right_access": {"rate": "10Gbps", "delay": "1ms", "queue": "1000pkt"},
+        },  # fmt: skip
+        "tcp": {"cc": "reno", "mss": "1460B", "window": "64KiB", "rto_min": "200ms"},
+        "apps": [
+            {"type": "bulk", "name": f"f{i}", "src": f"s{i}", "dst": f"k{i}", "size": "inf",
+             "start": {"type": "uniform", "min": "0s", "max": "1s"}}
+            for i in range(flows)
+        ],  # fmt: skip
+    }
+
+
+SCALE_CHILD = r"""
+import json, sys, time
+sc_doc = json.loads(sys.stdin.read())
+import tcplab
+from tcplab.api import Result, run_core
+t0 = time.perf_counter()
+sc = tcplab.load(sc_doc)
+t1 = time.perf_counter()
+core = json.dumps(sc.to_core())
+t2 = time.perf_counter()
+out = run_core(core)
+t3 = time.perf_counter()
+res = Result(scenario=sc, raw=json.loads(out))
+flows, links = res.flows, res.links
+t4 = time.perf_counter()
+e = res.engine
+b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
+rest = (t3 - t2) - e["setup_seconds"] - e["wall_seconds"]
+print(json.dumps({"departed": int(b.departures), "loop_s": e["wall_seconds"], "events": e["events"],
+                  "setup_s": (t1 - t0) + (t2 - t1) + e["setup_seconds"], "results_s": e["results_seconds"] + rest + (t4 - t3)}))
+"""
+
+
+def run_scale(flows: int) -> dict:
+    out, wall, rss = run_measured([sys.executable, "-c", SCALE_CHILD], json.dumps(scale_scenario(flows)))
+    d = json.loads(out.strip().splitlines()[-1])
+    return {"flows": flows, **d, "pps": d["departed"] / d["loop_s"], "rss_mb": rss, "process_s": wall}
+
+
+def scale_table(flow_counts: tuple[int, ...]) -> list[dict]:
+    rows = []
+    for n in flow_counts:
+        rows.append(run_scale(n))
+        r = rows[-1]
+        print(f"  {n}: {r['departed']:,} pkts in {r['loop_s']:.2f} s loop, {r['process_s']:.1f} s process", file=sys.stderr, flush=True)
+    hdr = f"{'flows':>8} | {'M pkts/s':>9}{'ns/pkt':>8} | {'set-up s':>9}{'results s':>10} | {'peak RSS MB':>12}{'KB/flow':>9}"
+    print(hdr)
+    print("-" * len(hdr))
+    for r in rows:
+        print(f"{r['flows']:>8,} | {r['pps'] / 1e6:>9.2f}{1e9 / r['pps']:>8.0f} | {r['setup_s']:>9.2f}{r['results_s']:>10.2f} | "
+              f"{r['rss_mb']:>12.0f}{r['rss_mb'] * 1024 / r['flows']:>9.1f}")  # fmt: skip
+    print("\nM pkts/s: bottleneck packets per wall second of the loop; set-up: scenario to first event;")
+    print("results: loop end to DataFrames; RSS: the whole process, Python included.")
+    return rows
+
 
 NS2_TEMPLATE = r"""
 set ns [new Simulator]
@@ -179,9 +254,16 @@ def main() -> int:
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
     ap.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    ap.add_argument("--scale", action="store_true", help="the scaling table: 1k, 10k and 100k flows (tcplab only)")
     ap.add_argument("--baseline-python", metavar="PYTHON",
                     help="also run each case with the tcplab of this interpreter (another build), interleaved, and print this build's speed over it")
     args = ap.parse_args()
+    if args.scale:
+        rows = scale_table(SCALE_FLOWS)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(rows, f, indent=2)
+        return 0
     if args.install_ns2 and not args.no_ns2 and shutil.which("ns") is None:
         install_ns2()
     use_ns2 = not args.no_ns2 and shutil.which("ns") is not None

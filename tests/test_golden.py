@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tcplab.api import without_wall_clock
 import tcplab
 
 from .golden_cases import cases
@@ -35,7 +36,7 @@ TABLES = ("flows", "links", "pages", "traces", "packets")
 def canonical(res: tcplab.Result) -> str:
     """The run's results as text: one JSON line per row, keys sorted, wall clock left out."""
     raw = res.raw
-    engine = {k: v for k, v in raw["engine"].items() if k != "wall_seconds"}
+    engine = without_wall_clock(raw["engine"])
     lines = ["engine " + json.dumps(engine, sort_keys=True)]
     # The web100 table only where a case asks for it (it came later).
     for t in TABLES + (("web100",) if raw["web100"] else ()):

@@ -191,9 +191,14 @@ impl Simulator {
 
 /// Parse a normalized scenario, run it, and return the results.
 pub fn run_json(scenario_json: &str) -> Result<Results> {
+    let t0 = std::time::Instant::now();
     let sc = Scenario::from_json(scenario_json)?;
     let mut sim = Simulator::new(&sc)?;
-    let t0 = std::time::Instant::now();
+    let t1 = std::time::Instant::now();
     sim.run();
-    Ok(sim.results(t0.elapsed().as_secs_f64()))
+    let t2 = std::time::Instant::now();
+    let mut r = sim.results((t2 - t1).as_secs_f64());
+    r.engine.setup_seconds = (t1 - t0).as_secs_f64();
+    r.engine.results_seconds = t2.elapsed().as_secs_f64();
+    Ok(r)
 }

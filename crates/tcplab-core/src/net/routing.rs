@@ -27,8 +27,8 @@ pub struct Router {
     n: usize,
     /// Outgoing links per node, as (link index, far node), in link order.
     out: Vec<Vec<(u32, u32)>>,
-    /// Incoming links per node, as (near node).
-    inc: Vec<Vec<u32>>,
+    /// Incoming links per node, as (link index, near node), in link order.
+    inc: Vec<Vec<(u32, u32)>>,
     /// The far node of each link.
     to: Vec<u32>,
     /// For a stub, the node it hangs off and the first link from there to it.
@@ -42,13 +42,13 @@ impl Router {
         let mut inc = vec![Vec::new(); n_nodes];
         for (i, &(a, b)) in links.iter().enumerate() {
             out[a as usize].push((i as u32, b));
-            inc[b as usize].push(a);
+            inc[b as usize].push((i as u32, a));
         }
         let stub = (0..n_nodes)
             .map(|v| {
-                let &r = inc[v].first()?;
-                let only_r = inc[v].iter().all(|&a| a == r) && out[v].iter().all(|&(_, b)| b == r);
-                let link = out[r as usize].iter().find(|&&(_, b)| b as usize == v)?.0;
+                // The first link into v is the lowest-numbered one from r.
+                let &(link, r) = inc[v].first()?;
+                let only_r = inc[v].iter().all(|&(_, a)| a == r) && out[v].iter().all(|&(_, b)| b == r);
                 (only_r && r as usize != v).then_some((r, link))
             })
             .collect();
@@ -68,7 +68,7 @@ impl Router {
             dist[root as usize] = 0;
             let mut q = VecDeque::from([root]);
             while let Some(v) = q.pop_front() {
-                for &u in &inc[v as usize] {
+                for &(_, u) in &inc[v as usize] {
                     if dist[u as usize] == u32::MAX {
                         dist[u as usize] = dist[v as usize] + 1;
                         q.push_back(u);

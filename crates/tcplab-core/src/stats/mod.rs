@@ -207,7 +207,12 @@ pub struct LinkRow {
 pub struct EngineRow {
     pub events: u64,
     pub sim_seconds: f64,
+    /// Wall-clock seconds of the event loop.
     pub wall_seconds: f64,
+    /// Wall-clock seconds from the scenario text to the first event (parsing and building).
+    pub setup_seconds: f64,
+    /// Wall-clock seconds building the result tables after the loop.
+    pub results_seconds: f64,
     pub packets_created: u64,
     pub packets_delivered: u64,
     pub packets_dropped: u64,

@@ -130,6 +130,8 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             events,
             sim_seconds: end.as_secs_f64(),
             wall_seconds,
+            setup_seconds: 0.0,
+            results_seconds: 0.0,
             packets_created: net.packets_created(),
             packets_delivered: net.delivered,
             packets_dropped: net.dropped,
