@@ -24,6 +24,8 @@ pub struct Tracer {
     on_change: bool,
     /// Per application: whether its connections are traced.
     app_traced: Vec<bool>,
+    /// Whether any application is.
+    any_traced: bool,
     names: Vec<String>,
     /// Per connection, once any application is traced.
     conns: Vec<ConnTrace>,
@@ -39,7 +41,8 @@ fn key(c: &Connection) -> (u64, u64, State) {
 
 impl Tracer {
     pub fn new(interval: Option<Dur>, on_change: bool, app_traced: Vec<bool>, names: Vec<String>) -> Tracer {
-        Tracer { interval, on_change, app_traced, names, conns: Vec::new(), rows: Vec::new(), web100: false, web100_rows: Vec::new() }
+        let any_traced = app_traced.iter().any(|&t| t);
+        Tracer { interval, on_change, app_traced, any_traced, names, conns: Vec::new(), rows: Vec::new(), web100: false, web100_rows: Vec::new() }
     }
 
     /// Write web100 rows at each periodic sample too.
@@ -50,12 +53,13 @@ impl Tracer {
 
     /// Whether any connection is traced (and periodic samples are due).
     pub fn sampling(&self) -> bool {
-        self.interval.is_some() && self.app_traced.iter().any(|&t| t)
+        self.interval.is_some() && self.any_traced
     }
 
     /// Connection `c` was created; it has not sent yet.
     pub fn on_open(&mut self, now: Time, c: &Connection) {
-        if !self.app_traced.iter().any(|&t| t) {
+        // Once per connection: a scan of the applications here was quadratic in them.
+        if !self.any_traced {
             return;
         }
         let traced = self.app_traced[c.owner as usize];
