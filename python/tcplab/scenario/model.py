@@ -95,7 +95,8 @@ class Scenario(_Model):
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
-        links = self.link_names()
+        # Link names only matter to loss rules and the packet log.
+        links = self.link_names() if self.losses or self.trace.links else set()
         app_names = [self.app_name(i) for i in range(len(self.apps))]
         for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + [("trace.links", self.trace.links)]:
             for k, name in enumerate(names):
@@ -127,14 +128,16 @@ class Scenario(_Model):
     def tcp_for(self, i: int) -> Tcp:
         t = self.apps[i].tcp
         over = {k: getattr(t, k) for k in type(t).model_fields if getattr(t, k) is not None}
-        return self.tcp.model_copy(update=over)
+        return self.tcp.model_copy(update=over) if over else self.tcp
 
     def to_core(self) -> dict[str, Any]:
         """The normalized scenario for the core (see crates/tcplab-core/src/scenario.rs)."""
         nodes, links = _core_topology(self.topology)
         apps = []
+        shared = _core_tcp(self.tcp)  # for every application without its own TCP settings
         for i, a in enumerate(self.apps):
-            app = {"name": self.app_name(i), **core_app(a), "tcp": _core_tcp(self.tcp_for(i))}
+            t = self.tcp_for(i)
+            app = {"name": self.app_name(i), **core_app(a), "tcp": dict(shared) if t is self.tcp else _core_tcp(t)}
             apps.append(app)
         losses = []
         for loss in self.losses:
