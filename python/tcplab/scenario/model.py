@@ -127,7 +127,7 @@ class Scenario(_Model):
 
     def tcp_for(self, i: int) -> Tcp:
         t = self.apps[i].tcp
-        over = {k: getattr(t, k) for k in type(t).model_fields if getattr(t, k) is not None}
+        over = {k: getattr(t, k) for k in t.model_fields_set if getattr(t, k) is not None}
         return self.tcp.model_copy(update=over) if over else self.tcp
 
     def to_core(self) -> dict[str, Any]:

@@ -232,7 +232,9 @@ def _core_queue(q: Union[DropTailQueue, RedQueue, UbrQueue]) -> dict[str, Any]:
 
 
 def _core_link(a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> dict[str, Any]:
-    out = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": _core_queue(queue)}
+    # A queue already in the core's form (shared by many links) is used as it is.
+    q = queue if isinstance(queue, dict) else _core_queue(queue)
+    out = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": q}
     if atm:  # only when set, so stored run ids of other scenarios stay valid
         out["atm"] = True
     return out
@@ -252,15 +254,16 @@ def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], l
     if isinstance(t, Dumbbell):
         for side, n, router, prefix in (("left_access", t.left, "r0", "s"), ("right_access", t.right, "r1", "k")):
             acc: AccessParams = getattr(t, side)
+            q = _core_queue(acc.queue)  # once per side, not once per host
             for i in range(n):
                 d = acc.delay[i] if len(acc.delay) > 1 else acc.delay[0]
                 host = f"{prefix}{i}"
                 if side == "left_access":
-                    links.append(_core_link(host, router, acc.rate, d, acc.queue, t.atm))
-                    links.append(_core_link(router, host, acc.rate, d, acc.queue, t.atm))
+                    links.append(_core_link(host, router, acc.rate, d, q, t.atm))
+                    links.append(_core_link(router, host, acc.rate, d, q, t.atm))
                 else:
-                    links.append(_core_link(router, host, acc.rate, d, acc.queue, t.atm))
-                    links.append(_core_link(host, router, acc.rate, d, acc.queue, t.atm))
+                    links.append(_core_link(router, host, acc.rate, d, q, t.atm))
+                    links.append(_core_link(host, router, acc.rate, d, q, t.atm))
             if side == "left_access":
                 b = t.bottleneck
                 links.append(_core_link("r0", "r1", b.rate, b.delay, b.queue, t.atm))
