@@ -106,7 +106,7 @@ impl Default for UbrConfig {
 }
 
 /// What happened to the cells and frames at a port.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct UbrCounters {
     pub frames: u64,
     pub cells_in: u64,

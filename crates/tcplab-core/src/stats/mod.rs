@@ -148,17 +148,8 @@ pub struct PortRow {
     pub link: String,
     pub policy: &'static str,
     pub buffer_cells: u32,
-    pub frames: u64,
-    pub cells_in: u64,
-    /// Frames refused whole by EPD's or SD's threshold.
-    pub early_drops: u64,
-    /// Frames cut by a full buffer (PPD).
-    pub ppd_frames: u64,
-    /// Cells never queued (refused frames and cut tails).
-    pub dropped_cells: u64,
-    /// Cells queued and sent for frames lost at reassembly.
-    pub wasted_cells: u64,
-    pub frames_out: u64,
+    #[serde(flatten)]
+    pub counters: crate::net::atm::UbrCounters,
     /// The most cells any one VC had in the buffer, and the mean over VCs of each VC's most.
     pub vc_max_cells: u32,
     pub vc_max_mean: f64,

@@ -107,19 +107,12 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             .enumerate()
             .filter_map(|(i, l)| l.port.as_ref().map(|p| (i, p)))
             .map(|(i, p)| {
-                let c = &p.counters;
                 let used: Vec<u32> = p.vc_max.iter().copied().filter(|&m| m > 0).collect();
                 PortRow {
                     link: net.link_name(i as u32),
                     policy: p.config().policy.name(),
                     buffer_cells: p.config().buffer_cells,
-                    frames: c.frames,
-                    cells_in: c.cells_in,
-                    early_drops: c.early_drops,
-                    ppd_frames: c.ppd_frames,
-                    dropped_cells: c.dropped_cells,
-                    wasted_cells: c.wasted_cells,
-                    frames_out: c.frames_out,
+                    counters: p.counters.clone(),
                     vc_max_cells: used.iter().copied().max().unwrap_or(0),
                     vc_max_mean: if used.is_empty() { 0.0 } else { used.iter().map(|&m| f64::from(m)).sum::<f64>() / used.len() as f64 },
                 }
