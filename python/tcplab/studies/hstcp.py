@@ -274,14 +274,14 @@ def sensitivity() -> "pd.DataFrame":
 
 def figures(series: dict[tuple[str, int], "pd.DataFrame"], out_dir: Path) -> list[Path]:
     """The study's views, standard TCP and HSTCP side by side, one series per run."""
+    import pandas as pd
+
     from ..plots import WEB100_VIEWS, web100_plot
 
     figs = []
     for view in WEB100_VIEWS:
         panels = {}
         for st in STACKS:
-            import pandas as pd
-
             parts = [w.assign(run=seed) for (s, seed), w in sorted(series.items()) if s == st]
             panels[LABELS[st]] = pd.concat(parts, ignore_index=True)
         figs.append(web100_plot(panels, out_dir / f"web100-{view}.png", view))
