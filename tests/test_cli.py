@@ -63,3 +63,16 @@ def test_new_tcp_options_work_from_set() -> None:
     assert long0["cc"] == "cubic" and long0["syn_sent"] == 1 and long0["iw"] == 10.0 and long0["sack_blocks"] > 0
     # One trace row per traced, unfinished connection every 100 ms over 60 s.
     assert len({(t["flow"], t["t"]) for t in doc["traces"]}) == len(doc["traces"]) > 600
+
+
+def test_run_prints_unbounded_transfers_when_every_one_is(tmp_path) -> None:
+    # Every flow unbounded: the bytes column holds only None (no NaN to test for).
+    path = tmp_path / "all-inf.toml"
+    path.write_text(
+        '[sim]\nduration = "2s"\n[topology]\ntype = "dumbbell"\nleft = 2\nright = 2\n'
+        + "".join(f'[[apps]]\ntype = "bulk"\nsrc = "s{i}"\ndst = "k{i}"\nsize = "inf"\n' for i in range(2))
+    )
+    assert tcplab.run(str(path)).flows.bytes.isna().all()
+    r = CliRunner().invoke(main, ["run", str(path)])
+    assert r.exit_code == 0, r.output
+    assert r.output.count(" inf ") == 2

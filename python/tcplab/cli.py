@@ -276,7 +276,7 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
     for r in flows.head(max_rows).itertuples():
         t.add_row(
             str(r.id), r.app, f"{r.src}→{r.dst}", r.cc, f"{r.iw:g}",
-            "inf" if r.bytes != r.bytes else _si(r.bytes, "B"),
+            "inf" if r.bytes is None or r.bytes != r.bytes else _si(r.bytes, "B"),  # None or NaN: unbounded
             _si(r.bytes_delivered, "B"), f"{r.start_s:.3f}",
             "—" if not r.completed else f"{r.fct_s:.3f}",
             _si(r.goodput_bps, "b/s"), str(r.data_pkts), str(r.retx_pkts), str(r.timeouts), str(r.fast_retx),
