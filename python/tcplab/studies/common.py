@@ -89,6 +89,16 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
     return {"tables": tables, "checks": results, "wall_s": run.wall_s, "report": run.out_dir / "report.md"}
 
 
+def save_figure(fig: Any, path: Path, dpi: int = 90) -> Path:
+    """Lay out `fig`, write it to `path`, close it, and return the path."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
+
 def jain(x: Any) -> float:
     """Jain's fairness index (the store's definition)."""
     from ..store import jain_index

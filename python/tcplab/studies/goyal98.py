@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs
+from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -372,11 +372,7 @@ def figures(per: "pd.DataFrame", an: dict, out_dir: Path) -> list[Path]:
                     ax.set_ylabel(y)
         axes[0][0].legend(fontsize=8)
         fig.suptitle(f"{y} against buffer size (cells), one line per TCP flavour")
-        fig.tight_layout()
-        p = out_dir / f"{y}.png"
-        fig.savefig(p, dpi=90)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(save_figure(fig, out_dir / f"{y}.png"))
     fig, axes = plt.subplots(2, len(LINKS), figsize=(4 * len(LINKS), 6), squeeze=False, sharey=True)
     for r, y in enumerate(("efficiency", "fairness")):
         for c, link in enumerate(LINKS):
@@ -389,11 +385,7 @@ def figures(per: "pd.DataFrame", an: dict, out_dir: Path) -> list[Path]:
             if c == 0:
                 ax.set_ylabel("% of variation")
     fig.suptitle("Allocation of variation")
-    fig.tight_layout()
-    p = out_dir / "allocation.png"
-    fig.savefig(p, dpi=90)
-    plt.close(fig)
-    paths.append(p)
+    paths.append(save_figure(fig, out_dir / "allocation.png"))
     return paths
 
 

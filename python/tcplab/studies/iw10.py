@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs
+from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -337,11 +337,7 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
                 ax.grid(True, alpha=0.3)
         fig.legend([plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")], ["IW3", "IW10"], loc="upper right")
         fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles, whiskers 1.5 IQR)", fontsize=10)
-        fig.tight_layout()
-        p = out_dir / f"{metric}-{workload.replace('+', '_')}.png"
-        fig.savefig(p, dpi=90)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(save_figure(fig, out_dir / f"{metric}-{workload.replace('+', '_')}.png"))
     return paths
 
 

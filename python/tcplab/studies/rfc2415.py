@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, finish, md_table, print_table, run_configs
+from .common import check_lines, finish, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -463,11 +463,7 @@ def figures(t: dict[str, "pd.DataFrame"], out_dir: "Path") -> list["Path"]:
         ax.set_title(f"Figure {num}: HTTP/{http}" + (", normalized to IW = 1" if col == "normalized" else ""))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
-        fig.tight_layout()
-        p = out_dir / f"figure{num}.png"
-        fig.savefig(p, dpi=110)
-        plt.close(fig)
-        paths.append(p)
+        paths.append(save_figure(fig, out_dir / f"figure{num}.png", dpi=110))
     return paths
 
 
