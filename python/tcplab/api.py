@@ -78,6 +78,12 @@ class Result:
         return pd.DataFrame.from_records(self.raw["packets"], columns=_PACKET_COLUMNS)
 
     @property
+    def captures(self) -> pd.DataFrame:
+        """The capture files written (``[trace] pcap``): link, file, packets,
+        drops_file, drops."""
+        return pd.DataFrame.from_records(self.raw.get("captures", []), columns=["link", "file", "packets", "drops_file", "drops"])
+
+    @property
     def engine(self) -> dict[str, Any]:
         """events, sim_seconds, wall_seconds (the loop), setup_seconds, results_seconds, packets_created, packets_delivered,
         packets_dropped, packets_in_network_end, packet_pool_peak."""
@@ -96,11 +102,21 @@ class Result:
             "ports": self.raw["ports"],
             "packets": self.raw["packets"],
             "engine": self.raw["engine"],
+            **({"captures": self.raw["captures"]} if self.raw.get("captures") else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
         """All results as one JSON document (keys sorted, so equal runs give equal text)."""
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
+
+
+def default_capture_links(sc: Scenario) -> list[str]:
+    """The links captured when none is named: a dumbbell's bottleneck both
+    ways, otherwise every link direction of the topology."""
+    names = sc.link_names()
+    if {"r0->r1", "r1->r0"} <= names and sc.topology.type == "dumbbell":
+        return ["r0->r1", "r1->r0"]
+    return sorted(names)
 
 
 _PAGE_COLUMNS = ["id", "app", "start_s", "end_s", "delay_s", "objects", "bytes", "completed"]
@@ -149,19 +165,32 @@ def run(
     scenario: str | Path | dict[str, Any] | Scenario,
     overrides: dict[str, Any] | None = None,
     seed: int | None = None,
+    pcap: str | Path | None = None,
 ) -> Result:
     """Run one scenario.
 
     `scenario` is a TOML file path, a scenario dictionary, or a validated
     :class:`Scenario`. `overrides` maps dotted field paths to values
     (``{"tcp.iw": 4, "topology.bottleneck.rate": "2Mbps"}``); `seed`
-    replaces ``sim.seed``. Raises :class:`tcplab.ScenarioError` for a bad
-    scenario, naming each bad field.
+    replaces ``sim.seed``. `pcap` is the directory (created if need be)
+    that packet captures go to: those of ``[trace] pcap``, or when that names
+    none, of :func:`default_capture_links`. With ``[trace] pcap`` and no
+    `pcap`, they go to ``./pcap``. Raises :class:`tcplab.ScenarioError` for
+    a bad scenario, naming each bad field.
     """
     if isinstance(scenario, Scenario):
         sc = scenario if not (overrides or seed is not None) else load(scenario.model_dump(by_alias=True, mode="json"), overrides, seed)
     else:
         sc = load(scenario, overrides, seed)
-    core_doc = json.dumps(sc.to_core())
+    pcap_dir = None
+    if pcap is not None or sc.trace.pcap:
+        if not sc.trace.pcap:
+            sc = sc.model_copy(update={"trace": sc.trace.model_copy(update={"pcap": default_capture_links(sc)})})
+        pcap_dir = Path("pcap" if pcap is None else pcap)
+        try:
+            pcap_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ScenarioError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
+    core_doc = json.dumps(sc.to_core(None if pcap_dir is None else str(pcap_dir)))
     out = run_core(core_doc, sc.sim.seed)
     return Result(scenario=sc, raw=json.loads(out))

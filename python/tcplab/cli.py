@@ -57,12 +57,14 @@ def main() -> None:
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="Override a scenario field (repeatable), e.g. --set tcp.iw=4.")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Replace sim.seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print all results as one JSON document.")
-def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool) -> None:
+@click.option("--pcap", "pcap", default=None, metavar="DIR",
+              help="Write libpcap captures into DIR: of the links in [trace] pcap, or by default of a dumbbell's bottleneck (both ways) or of every link.")
+def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None) -> None:
     """Run one SCENARIO file and print a summary (or JSON)."""
     from .api import run
 
     try:
-        res = run(scenario, overrides=_parse_sets(sets), seed=seed)
+        res = run(scenario, overrides=_parse_sets(sets), seed=seed, pcap=pcap)
     except ScenarioError as e:
         _fail(str(e))
         return
@@ -305,6 +307,8 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
         f"[bold]Engine[/bold]: {e['sim_seconds']:g} simulated s, {e['events']:,} events, "
         f"{e['packets_created']:,} packets, {e['wall_seconds']:.3f} wall s"
     )
+    for c in res.raw.get("captures", []):
+        console.print(f"[bold]Capture[/bold] {c['link']}: {c['file']} ({c['packets']:,} packets), drops in {c['drops_file']} ({c['drops']:,})")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -127,6 +127,9 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
                 lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
                 problems.append(FieldProblem(f"{where} ({lv}): {prob.field}", prob.message, prob.value, prob.has_value))
             continue
+        if sc.trace.pcap:
+            problems.append(FieldProblem(f"{where}: trace.pcap", "captures are written by single runs: tcplab run SCENARIO --pcap DIR", sc.trace.pcap, True))
+            continue
         config_id = _hash(levels)
         for rep in range(s.replications):
             seed = derive_seed(s.seed, rep)
@@ -171,6 +174,8 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
     for levels, doc in configs:
         sc = validate(doc)
+        if sc.trace.pcap:
+            raise ScenarioError([FieldProblem("trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)])
         config_id = _hash(levels)
         for rep in range(replications):
             core = sc.to_core()

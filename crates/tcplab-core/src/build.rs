@@ -6,6 +6,7 @@ use crate::app::{App, Apps};
 use crate::engine::rng::RngStream;
 use crate::error::{Error, Result};
 use crate::net::routing::Router;
+use crate::net::capture::Captures;
 use crate::net::{Link, LossRule, Network, PacketKind, Tap};
 use crate::scenario::{LossSpec, Scenario};
 use crate::stats::Tracer;
@@ -120,7 +121,21 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         return Err(invalid("trace.web100".into(), "web100 rows are periodic samples: give trace.interval"));
     }
     let tracer = Tracer::new(interval, sc.trace.on_change, app_traced, names).with_web100(sc.trace.web100);
+    let mut captured = Vec::new();
+    for (i, (a, b)) in sc.trace.pcap.iter().enumerate() {
+        let field = format!("trace.pcap[{i}]");
+        let (na, nb) = (node(field.clone(), a)?, node(field.clone(), b)?);
+        let l = *link_index.get(&(na, nb)).ok_or_else(|| invalid(field, "no such link"))?;
+        captured.push((l, format!("{a}->{b}")));
+    }
+    let n_links = links.len();
     let mut net = Network::new(sc.nodes.clone(), links, routes, taps, sc.stop_ns.map(Time::from_ns));
+    if !captured.is_empty() {
+        let dir = sc.trace.pcap_dir.as_deref().ok_or_else(|| invalid("trace.pcap_dir".into(), "captures need a directory"))?;
+        let caps = Captures::create(std::path::Path::new(dir), n_links, &captured, &sc.nodes)
+            .map_err(|e| invalid("trace.pcap_dir".into(), format!("cannot write captures into '{dir}': {e}")))?;
+        net.set_captures(caps);
+    }
     for (i, a) in sc.apps.iter().enumerate() {
         if a.tcp.ssthresh_bdp {
             let p = &mut tcp.profiles[i];

@@ -70,6 +70,11 @@ pub struct TraceSpec {
     /// Periodic samples also write web100 / RFC 4898 rows.
     #[serde(default)]
     pub web100: bool,
+    /// Links (from, to) whose packets are written to capture files.
+    #[serde(default)]
+    pub pcap: Vec<(String, String)>,
+    /// The existing directory the capture files go to (with `pcap`).
+    pub pcap_dir: Option<String>,
 }
 
 fn yes() -> bool {

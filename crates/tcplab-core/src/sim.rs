@@ -102,6 +102,10 @@ impl Transport for AppIo<'_> {
     fn open(&mut self, size: Option<u64>, tag: u64) -> u32 {
         let c = self.tcp.create(self.app, size, tag, self.io.now);
         self.io.net.add_flow(c, self.app);
+        if self.io.net.capturing() {
+            let header = self.tcp.capture_header(c, self.io.net);
+            self.io.net.capture_flow(c, header);
+        }
         let conn = &mut self.tcp.conns[c as usize];
         self.io.tracer.on_open(self.io.now, conn);
         conn.open(&mut self.io);
@@ -197,7 +201,9 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
     let t1 = std::time::Instant::now();
     sim.run();
     let t2 = std::time::Instant::now();
+    let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
     let mut r = sim.results((t2 - t1).as_secs_f64());
+    r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();
     r.engine.results_seconds = t2.elapsed().as_secs_f64();
     Ok(r)

@@ -42,6 +42,9 @@ class Trace(_Model):
     """Applications to trace; empty: all (when interval or on_change is set)."""
     links: list[LinkName] = []
     """Links whose packets are logged (enqueue, dequeue, drop)."""
+    pcap: list[LinkName] = []
+    """Link directions written to libpcap capture files, one file per direction
+    plus one of its drops (``tcplab run --pcap DIR``; see the README's Captures)."""
     web100: bool = False
     """Each periodic sample also writes a row of web100 / RFC 4898 variables
     (Result.web100); the interval defaults to 10 ms, as web100's."""

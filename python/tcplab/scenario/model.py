@@ -96,12 +96,13 @@ class Scenario(_Model):
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
         # Link names only matter to loss rules and the packet log.
-        links = self.link_names() if self.losses or self.trace.links else set()
+        links = self.link_names() if self.losses or self.trace.links or self.trace.pcap else set()
         app_names = [self.app_name(i) for i in range(len(self.apps))]
-        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + [("trace.links", self.trace.links)]:
+        listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
+        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed:
             for k, name in enumerate(names):
                 if name not in links:
-                    f = where if where != "trace.links" else f"trace.links[{k}]"
+                    f = f"{where}[{k}]" if where.startswith("trace.") else where
                     out.append(FieldProblem(f, f"no such link; links: {_short_list(sorted(links))}", name, True))
         for i, l in enumerate(self.losses):
             if l.app is not None and l.app not in app_names:
@@ -130,8 +131,9 @@ class Scenario(_Model):
         over = {k: getattr(t, k) for k in t.model_fields_set if getattr(t, k) is not None}
         return self.tcp.model_copy(update=over) if over else self.tcp
 
-    def to_core(self) -> dict[str, Any]:
-        """The normalized scenario for the core (see crates/tcplab-core/src/scenario.rs)."""
+    def to_core(self, pcap_dir: str | None = None) -> dict[str, Any]:
+        """The normalized scenario for the core (see crates/tcplab-core/src/scenario.rs).
+        `pcap_dir`: the existing directory that ``trace.pcap``'s captures go to."""
         nodes, links = _core_topology(self.topology)
         apps = []
         shared = _core_tcp(self.tcp)  # for every application without its own TCP settings
@@ -152,6 +154,9 @@ class Scenario(_Model):
         }
         if tr.web100:
             trace["web100"] = True
+        if tr.pcap:
+            trace["pcap"] = [name.split("->") for name in tr.pcap]
+            trace["pcap_dir"] = pcap_dir
         return {
             "seed": self.sim.seed,
             "stop_ns": self.sim.duration,

@@ -10,6 +10,7 @@
 //! head packet's arrival), the caller's `wake(time, link)` is told.
 
 pub mod atm;
+pub mod capture;
 pub mod link;
 pub mod packet;
 pub mod queue;
@@ -23,6 +24,7 @@ pub use tap::{LogRow, LossRule, Tap};
 
 use crate::time::{Dur, Time};
 use atm::FrameOut;
+use capture::{CaptureRow, Captures, FlowHeader};
 use tap::{LOG_DEQUEUE, LOG_DROP, LOG_ENQUEUE};
 
 /// A wake-up for link `l | PORT_WAKE` is one for `l`'s UBR port (a frame's
@@ -63,12 +65,47 @@ pub struct Network {
     pub dropped: u64,
     /// Scratch space for the frames a port finished.
     port_buf: Vec<FrameOut>,
+    /// Packet captures, when any link is captured.
+    captures: Option<Box<Captures>>,
 }
 
 impl Network {
     pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Vec<Box<[u32]>>, taps: Vec<Tap>, stop: Option<Time>) -> Network {
         let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
-        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new() }
+        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
+    }
+
+    /// Capture the links `captures` names (see [`capture`]).
+    pub fn set_captures(&mut self, captures: Captures) {
+        for (l, t) in self.tapped.iter_mut().enumerate() {
+            *t |= captures.captures(l as u32);
+        }
+        self.captures = Some(Box::new(captures));
+    }
+
+    /// Whether any link is captured.
+    pub fn capturing(&self) -> bool {
+        self.captures.is_some()
+    }
+
+    /// The nodes a route runs from and to.
+    pub fn route_ends(&self, r: u32) -> (u32, u32) {
+        let route = self.route(r);
+        let first = &self.links[route[0] as usize];
+        let last = &self.links[route[route.len() - 1] as usize];
+        (first.from, last.to)
+    }
+
+    /// Connection `flow` opens: what its capture headers say (when capturing).
+    pub fn capture_flow(&mut self, flow: u32, header: FlowHeader) {
+        if let Some(c) = self.captures.as_mut() {
+            c.add_flow(flow, header);
+        }
+    }
+
+    /// Flush the capture files: the captures written, or the first error.
+    pub fn finish_captures(&mut self) -> Result<Vec<CaptureRow>, String> {
+        self.captures.as_mut().map_or(Ok(Vec::new()), |c| c.finish())
     }
 
     /// Let the links that may hand packets on without an arrival event do so
@@ -206,14 +243,8 @@ impl Network {
             let l = &mut self.links[link as usize];
             let offer = if cells { l.offer_cells(at, pkt, bytes) } else { l.offer(at, pkt, bytes) };
             let advancing = l.is_advancing();
-            if tapped && self.taps[link as usize].log {
-                match offer {
-                    Offer::Dropped => self.log_packet(at, link, LOG_DROP, pkt),
-                    Offer::Admitted { tx_start, .. } => {
-                        self.log_packet(at, link, LOG_ENQUEUE, pkt);
-                        self.log_packet(tx_start, link, LOG_DEQUEUE, pkt);
-                    }
-                }
+            if tapped {
+                self.record_offer(at, link, &offer, pkt);
             }
             match offer {
                 Offer::Dropped => {
@@ -238,6 +269,41 @@ impl Network {
                 }
             }
         }
+    }
+
+    /// Log and capture an offer's outcome at a tapped link.
+    #[cold]
+    fn record_offer(&mut self, at: Time, link: u32, offer: &Offer, pkt: PacketId) {
+        let log = self.taps[link as usize].log;
+        match *offer {
+            Offer::Dropped => {
+                if log {
+                    self.log_packet(at, link, LOG_DROP, pkt);
+                }
+                self.capture(at, link, pkt, true);
+            }
+            Offer::Admitted { tx_start, .. } => {
+                if log {
+                    self.log_packet(at, link, LOG_ENQUEUE, pkt);
+                    self.log_packet(tx_start, link, LOG_DEQUEUE, pkt);
+                }
+                self.capture(tx_start, link, pkt, false);
+            }
+        }
+    }
+
+    /// Write packet `pkt` to `link`'s capture, if it has one (and `t` is not past the stop time).
+    fn capture(&mut self, t: Time, link: u32, pkt: PacketId, dropped: bool) {
+        let Some(c) = self.captures.as_mut() else { return };
+        if self.stop.is_some_and(|s| t > s) {
+            return;
+        }
+        let p = self.pool.get(pkt);
+        let mut sack = [(0u64, 0u64); MAX_SACK];
+        for (k, &(s, e)) in self.pool.sack(pkt)[..p.nsack as usize].iter().enumerate() {
+            sack[k] = (p.ack + u64::from(s), p.ack + u64::from(e));
+        }
+        c.record(t, link, p, &sack[..p.nsack as usize], dropped);
     }
 
     /// A frame's first cell reaches `link`'s UBR port at `at`; its cells
@@ -277,16 +343,20 @@ impl Network {
                     if let Some(t) = l.push_from_port(pkt, n, last) {
                         wake(t, link);
                     }
+                    let tx_start = Time::from_ns(last.as_ns().saturating_sub(cell.as_ns()));
                     if log {
-                        self.log_packet(Time::from_ns(last.as_ns().saturating_sub(cell.as_ns())), link, LOG_DEQUEUE, pkt);
+                        self.log_packet(tx_start, link, LOG_DEQUEUE, pkt);
                     }
+                    self.capture(tx_start, link, pkt, false);
                 }
                 FrameOut::Lost(pkt, queued) => {
                     let n = atm::cells(self.pool.get(pkt).wire_bytes);
                     self.links[link as usize].count_port_loss(n, queued);
+                    let t = self.links[link as usize].port.as_ref().map_or(Time::ZERO, |p| p.now());
                     if log {
-                        self.log_packet(self.links[link as usize].port.as_ref().map_or(Time::ZERO, |p| p.now()), link, LOG_DROP, pkt);
+                        self.log_packet(t, link, LOG_DROP, pkt);
                     }
+                    self.capture(t, link, pkt, true);
                     self.dropped += 1;
                     self.pool.free(pkt);
                 }
@@ -308,6 +378,7 @@ impl Network {
             if self.taps[link as usize].log {
                 self.log_packet(at, link, LOG_DROP, pkt);
             }
+            self.capture(at, link, pkt, true);
         }
         drop
     }

@@ -73,9 +73,11 @@ pub struct Packet {
     /// Data: payload bytes.
     pub len: u32,
     /// Data: first payload byte's sequence number. Ack: the advertised
-    /// window, when the connection's window grows ([`Packet::window`]).
+    /// window ([`Packet::window`]). Client data: the message's number.
     pub seq: u64,
-    /// Ack: cumulative acknowledgement (next byte expected).
+    /// Ack and client data: cumulative acknowledgement (next byte expected).
+    /// Data, SYN-ACK and close: the client message bytes the server has
+    /// taken in (what a capture shows them acknowledging).
     pub ack: u64,
 }
 

@@ -222,6 +222,9 @@ pub struct Results {
     pub web100: Vec<Web100Row>,
     pub ports: Vec<PortRow>,
     pub packets: Vec<PacketRow>,
+    /// The capture files written ([`crate::net::capture`]); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub captures: Vec<crate::net::capture::CaptureRow>,
     pub engine: EngineRow,
 }
 

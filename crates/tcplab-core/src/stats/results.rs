@@ -119,6 +119,7 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             })
             .collect(),
         packets,
+        captures: Vec::new(),
         engine: EngineRow {
             events,
             sim_seconds: end.as_secs_f64(),

@@ -87,6 +87,9 @@ struct Handshake {
     open_bytes: u32,
     client_fin: bool,
     closed: bool,
+    /// Bytes of client messages the server has taken in (each once): what
+    /// its packets acknowledge in a capture.
+    client_bytes: u64,
 }
 
 pub struct Connection {
@@ -137,6 +140,7 @@ impl Connection {
                 open_bytes,
                 client_fin: false,
                 closed: false,
+                client_bytes: 0,
             })
         });
         Connection {
@@ -214,7 +218,7 @@ impl Connection {
                 self.send_control(w, PacketKind::ClientData, bytes, 0);
                 self.sync_handshake(w);
             }
-            PacketKind::ClientData => self.on_message(w, p.seq, p.ack),
+            PacketKind::ClientData => self.on_message(w, p.seq, p.ack, p.len),
             PacketKind::Close => {
                 if let Some(hs) = self.hs.as_mut() {
                     hs.closed = true;
@@ -293,7 +297,7 @@ impl Connection {
 
     /// A client message reached the server: the opening one starts the
     /// sender; a later one carries an ACK, then is answered once.
-    fn on_message<W: Wire>(&mut self, w: &mut W, id: u64, ack: u64) {
+    fn on_message<W: Wire>(&mut self, w: &mut W, id: u64, ack: u64, len: u32) {
         let now = w.now();
         let hs = self.hs.as_mut().expect("client data on a connection with a handshake");
         if id > 1 {
@@ -303,12 +307,14 @@ impl Connection {
             let hs = self.hs.as_mut().expect("handshake");
             if id as u32 > hs.answered {
                 hs.answered = id as u32;
+                hs.client_bytes += u64::from(len);
                 let reply = hs.reply;
                 self.run_sender(w, |s, now, buf| s.write(now, reply, buf));
             }
             return;
         }
         if let Some(sample) = hs.listener.on_open_message(now) {
+            hs.client_bytes += u64::from(len);
             if let Some(r) = sample {
                 self.sender.rtt.sample(r);
                 if let Some(srtt) = self.sender.rtt.srtt() {
@@ -401,10 +407,12 @@ impl Connection {
         }
         f(&mut self.sender, w.now(), &mut buf);
         let fin = self.hs.is_some();
+        let client_bytes = self.client_bytes();
         for s in buf.drain(..) {
             let mut p = Packet::new(self.id, self.data_route, PacketKind::Data, s.len + self.header);
             p.seq = s.seq;
             p.len = s.len;
+            p.ack = client_bytes;
             p.retx = s.retx;
             p.fin = fin && s.last;
             w.transmit(p, &[]);
@@ -423,9 +431,7 @@ impl Connection {
         p.ack = ack;
         p.fin = fin;
         p.nsack = n as u8;
-        if self.window_growth {
-            p.set_window(self.receiver.window());
-        }
+        p.set_window(self.receiver.window());
         w.transmit(p, &blocks[..n]);
     }
 
@@ -438,7 +444,20 @@ impl Connection {
         let mut p = Packet::new(self.id, route, kind, self.header + extra);
         p.len = extra;
         p.seq = seq;
+        if route == self.data_route {
+            p.ack = self.client_bytes();
+        }
         w.transmit(p, &[]);
+    }
+
+    /// Client message bytes the server has taken in (0 without a handshake).
+    fn client_bytes(&self) -> u64 {
+        self.hs.as_ref().map_or(0, |h| h.client_bytes)
+    }
+
+    /// The routes of the data (server to client) and of the ACKs.
+    pub fn routes(&self) -> (u32, u32) {
+        (self.data_route, self.ack_route)
     }
 
     /// A client message of `bytes` bytes, number `id`, carrying ACK `ack`.

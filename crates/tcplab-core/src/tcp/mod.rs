@@ -44,6 +44,14 @@ pub struct Endpoints {
 }
 
 impl Endpoints {
+    /// What a packet capture shows of connection `c`'s headers.
+    pub fn capture_header(&self, c: u32, net: &crate::net::Network) -> crate::net::capture::FlowHeader {
+        let conn = &self.conns[c as usize];
+        let cfg = &self.profiles[conn.owner as usize].cfg;
+        let (server, client) = net.route_ends(conn.routes().0);
+        crate::net::capture::FlowHeader::new(c, conn.owner, client, server, cfg.mss, cfg.max_window, cfg.sack_blocks > 0, cfg.handshake)
+    }
+
     /// A new connection of `owner`, not yet opened: returns its number.
     pub fn create(&mut self, owner: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
         let id = self.conns.len() as u32;
