@@ -19,6 +19,7 @@ peak resident memory of each process, and the ratio tcplab / ns-2.
     python benchmarks/bench_dumbbell.py                 # all cases
     python benchmarks/bench_dumbbell.py --cases B --repeat 3
     python benchmarks/bench_dumbbell.py --scale         # 1k, 10k and 100k flows (tcplab only)
+    python benchmarks/bench_dumbbell.py --cases B --no-ns2 --pcap --repeat 3   # the cost of captures
 
 `--scale` runs the dumbbell with 1,000, 10,000 and 100,000 Reno flows, each
 starting at a uniform time in the first second, over a 10 Gb/s bottleneck
@@ -73,7 +74,7 @@ TCPLAB_CHILD = r"""
 import json, sys, time
 import tcplab
 sc = json.loads(sys.stdin.read())
-res = tcplab.run(sc)
+res = tcplab.run(sc, pcap=sys.argv[1] if len(sys.argv) > 1 else None)
 links = res.links
 b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
 print(json.dumps({"departed": int(b.departures), "loop_s": res.engine["wall_seconds"], "events": res.engine["events"]}))
@@ -226,8 +227,10 @@ def run_measured(cmd: list[str], stdin_text: str | None) -> tuple[str, float, fl
     return out, wall, ru.ru_maxrss / 1024.0
 
 
-def run_tcplab(case: dict, python: str = sys.executable) -> Sample:
-    out, wall, rss = run_measured([python, "-c", TCPLAB_CHILD], json.dumps(tcplab_scenario(**case)))
+def run_tcplab(case: dict, python: str = sys.executable, pcap: str | None = None) -> Sample:
+    """One run; with `pcap`, capturing the bottleneck both ways into that directory."""
+    cmd = [python, "-c", TCPLAB_CHILD] + ([pcap] if pcap else [])
+    out, wall, rss = run_measured(cmd, json.dumps(tcplab_scenario(**case)))
     d = json.loads(out.strip().splitlines()[-1])
     return Sample(d["departed"], d["loop_s"], wall, rss)
 
@@ -254,6 +257,8 @@ def main() -> int:
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
     ap.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
+    ap.add_argument("--pcap", action="store_true",
+                    help="also run each case capturing the bottleneck (both directions) to libpcap files, interleaved, and print the captures' cost in loop time")
     ap.add_argument("--scale", action="store_true", help="the scaling table: 1k, 10k and 100k flows (tcplab only)")
     ap.add_argument("--baseline-python", metavar="PYTHON",
                     help="also run each case with the tcplab of this interpreter (another build), interleaved, and print this build's speed over it")
@@ -273,10 +278,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as wd:
         for name in args.cases:
             case = CASES[name]
-            ours, theirs, base = [], [], []
+            ours, theirs, base, captured = [], [], [], []
             for _ in range(args.repeat):
                 ours.append(run_tcplab(case))
                 print(f"  {name}: tcplab  {ours[-1].departed:>9} pkts  {ours[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+                if args.pcap:
+                    pdir = os.path.join(wd, f"pcap-{name}")
+                    captured.append(run_tcplab(case, pcap=pdir))
+                    size = sum(os.path.getsize(os.path.join(pdir, f)) for f in os.listdir(pdir))
+                    print(f"  {name}: +pcap   {captured[-1].departed:>9} pkts  {captured[-1].loop_s:8.2f} s loop, {size / 1e6:.0f} MB of captures",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                    shutil.rmtree(pdir)
                 if args.baseline_python:
                     base.append(run_tcplab(case, args.baseline_python))
                     print(f"  {name}: baseline {base[-1].departed:>8} pkts  {base[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
@@ -291,6 +303,9 @@ def main() -> int:
                 "tcplab_rss_mb": max(s.rss_mb for s in ours),
                 "tcplab_process_s": statistics.median(s.process_s for s in ours),
             }
+            if captured:
+                row.update(pcap_loop_s=statistics.median(s.loop_s for s in captured),
+                           pcap_overhead=statistics.median(c.loop_s / o.loop_s - 1 for o, c in zip(ours, captured)))
             if base:
                 row.update(baseline_pps=statistics.median(s.pps for s in base),
                            baseline_ratio=statistics.median(o.pps / b.pps for o, b in zip(ours, base)))
@@ -313,6 +328,8 @@ def main() -> int:
         line = f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}{r['tcplab_rss_mb']:>8.0f}"
         if use_ns2:
             line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ratio']:>6.1f}x"
+        if "pcap_overhead" in r:
+            line += f" | with captures {r['pcap_loop_s']:.2f} s loop, +{100 * r['pcap_overhead']:.0f}%"
         if "baseline_ratio" in r:
             line += f" | baseline {r['baseline_pps']:>11,.0f} pkts/s, this build {r['baseline_ratio']:.3f}x"
         print(line)

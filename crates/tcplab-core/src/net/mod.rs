@@ -230,7 +230,7 @@ impl Network {
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;
             let tapped = self.tapped[link as usize];
-            if tapped && self.tap_drops(at, pkt, link) {
+            if tapped && !self.taps[link as usize].rules.is_empty() && self.tap_drops(at, pkt, link) {
                 self.dropped += 1;
                 self.pool.free(pkt);
                 return;
