@@ -292,7 +292,7 @@ pub fn render(out: &mut Frame, f: &FlowHeader, seen: &mut ClientSeen, p: &Packet
 /// as 32-bit words, which folds to the same 16-bit sum (RFC 1071 section
 /// 2(B), parallel summation). `data` is of even length.
 fn checksum_acc(mut acc: u64, data: &[u8]) -> u64 {
-    debug_assert!(data.len() % 2 == 0);
+    debug_assert!(data.len().is_multiple_of(2));
     let mut words = data.chunks_exact(4);
     for w in &mut words {
         acc += u64::from(u32::from_be_bytes([w[0], w[1], w[2], w[3]]));
