@@ -310,3 +310,23 @@ def test_tshark_and_tcptrace_agree_on_many_connections(tmp_path: Path) -> None:
         # tcptrace counts it with the data retransmissions.
         assert sorted(counts[::2]) == sorted(zip(mine.data_pkts, mine.retx_pkts + mine.synack_sent - 1))
     assert (flows.synack_sent > 1).any() and (flows.retx_pkts > 0).any(), "the scenario repeats SYN-ACKs and data"
+
+
+def test_the_readme_round_trip_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's capture example, command by command (tools where installed)."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Packet captures", 1)[1].split("```", 2)[1]
+    lines = [l.split("#", 1)[0].strip() for l in block.strip().splitlines()]
+    assert lines[0].startswith("tcplab run examples/fall-floyd-drops.toml")
+    monkeypatch.chdir(tmp_path)
+    args = lines[0].split()[1:]
+    args[1] = FALL_FLOYD
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 0, r.output
+    for line in lines[1:]:
+        cmd = line.split()
+        if cmd[0] == "wireshark":
+            assert (tmp_path / cmd[1]).exists()
+        elif shutil.which(cmd[0]):
+            out = tool(*cmd)
+            assert out.strip()
