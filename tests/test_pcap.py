@@ -330,3 +330,19 @@ def test_the_readme_round_trip_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         elif shutil.which(cmd[0]):
             out = tool(*cmd)
             assert out.strip()
+
+
+@pytest.mark.parametrize("queue", ["atm-epd", "red"])
+def test_cell_switch_and_red_drops_are_captured_in_time_order(queue: str, tmp_path: Path) -> None:
+    from tests.golden_cases import cases
+    from tests.test_atm import _atm
+
+    sc = _atm(policy="epd", buffer=300, n=8, duration="2s") if queue == "atm-epd" else cases()["red"]
+    sc = {**sc, "trace": {"links": ["r0->r1"], "pcap": ["r0->r1"]}}
+    res = tcplab.run(sc, pcap=tmp_path)
+    for name, event in (("r0-r1.pcap", "dequeue"), ("r0-r1.drops.pcap", "drop")):
+        recs = read(tmp_path / name)
+        rows = log_rows(res, "r0->r1", event)
+        assert len(recs) == len(rows) > 0
+        assert [round(r.t, 9) for r in recs] == sorted(round(r.t, 9) for r in recs) == [round(row.t, 9) for row in rows]
+        assert [r.payload for r in recs] == [row.len for row in rows]
