@@ -117,3 +117,19 @@ def test_persistent_repeat_client_reuses_its_connection() -> None:
     assert np.allclose(per.pages.start_s.iloc[1:].to_numpy(), per.pages.end_s.iloc[:-1].to_numpy())
     # No handshake and no new slow start: faster than a connection per file.
     assert per.pages.end_s.max() < fresh.flows.end_s.max()
+
+
+def test_think_from_start_keeps_the_page_rate_whatever_the_page_delay() -> None:
+    think = {"type": "constant", "value": "2s"}
+    rows = {}
+    for where in ("end", "start"):
+        sc = web("1.0", size="20KB", embedded=0, pages=3, think=think, think_from=where)
+        assert ("think_from_start" in tcplab.load(sc).to_core()["apps"][0]["web"]) == (where == "start")
+        rows[where] = tcplab.run(sc).pages.sort_values("id")
+    # From the end, each page starts 2 s after the previous one ended; from the start, 2 s after it started.
+    end, start = rows["end"], rows["start"]
+    assert np.allclose(end.start_s.iloc[1:].to_numpy(), end.end_s.iloc[:-1].to_numpy() + 2.0)
+    assert np.allclose(start.start_s.to_numpy(), [0.0, 2.0, 4.0])
+    assert (start.delay_s < 2.0).all() and (start.delay_s > 0.3).all()
+    with pytest.raises(tcplab.ScenarioError, match="think_from"):
+        tcplab.load(web("1.0", think_from="later"))

@@ -174,6 +174,9 @@ pub struct WebSpec {
     /// One page at a time (closed loop) rather than one per cycle regardless.
     #[serde(default)]
     pub cycle_closed: bool,
+    /// Think times run from each page's start, not its end.
+    #[serde(default)]
+    pub think_from_start: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -339,6 +342,7 @@ impl AppSpec {
                     pages: w.pages,
                     cycle: w.cycle_ns.map(Dur::from_ns),
                     cycle_closed: w.cycle_closed,
+                    think_from_start: w.think_from_start,
                 })))
             }
             "repeat" => {

@@ -195,6 +195,10 @@ class WebApp(_Model):
     closed_loop: bool = False
     """With `cycle`: one page at a time, the next a cycle after the previous one
     started, or as soon as it completes if that is later."""
+    think_from: Literal["end", "start"] = "end"
+    """Where a think time runs from: the previous page's end, or its start (its
+    request; the next page then starts as soon as the previous one completes if
+    the think time has already passed)."""
     start: Start = "0s"
     tcp: TcpOverride = {}  # type: ignore[valid-type]
 
@@ -244,6 +248,8 @@ def core_app(a: Any) -> dict[str, Any]:
         out.update(size_bytes=None, think=_core_think(a.think))
         out["web"] = {"http11": a.http == "1.1", "embedded": a.embedded, "primary": _core_size(a.primary),
                       "object": _core_size(a.object), "pages": a.pages}  # fmt: skip
+        if a.think_from == "start":
+            out["web"]["think_from_start"] = True
         if a.cycle is not None:
             out["web"]["cycle_ns"] = a.cycle
             if a.closed_loop:

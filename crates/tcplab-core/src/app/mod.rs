@@ -60,6 +60,10 @@ pub struct WebConfig {
     /// lists the pages asked for that never started too.
     pub cycle: Option<Dur>,
     pub cycle_closed: bool,
+    /// A think time runs from the page's start (the request), not its end:
+    /// the next page starts a think time after this one started, or when
+    /// this one completes if that is later (one page at a time).
+    pub think_from_start: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -343,7 +347,12 @@ impl Apps {
                 return;
             }
         }
-        let next = app.next_start(now);
+        let mut next = app.next_start(now);
+        if let AppKind::Web(w) = &app.kind {
+            if w.think_from_start {
+                next = next.map(|at| now.max(started + (at - now)));
+            }
+        }
         if next == Some(now) && app.persistent() && t.has_handshake(c) {
             // The next transfer at once, asked for on this connection.
             app.transfers_started += 1;
@@ -412,7 +421,7 @@ mod tests {
     #[test]
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
         let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false }; // fmt: skip
+                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false, think_from_start: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
@@ -426,10 +435,27 @@ mod tests {
     }
 
     #[test]
+    fn think_from_start_counts_the_think_time_from_the_request() {
+        let s = |x: u64| Time::from_ns(x * 1_000_000_000);
+        for (from_start, done, next) in [(false, 1, 3), (true, 1, 2), (true, 3, 3)] {
+            let web = WebConfig { http11: false, embedded: 0, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                                  think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: None, cycle_closed: false,
+                                  think_from_start: from_start }; // fmt: skip
+            let mut apps = app(AppKind::Web(Box::new(web)), None);
+            let mut t = Recorder::default();
+            apps.on_wake(0, &mut t);
+            // The page (no embedded objects) completes `done` s after it was asked for at 0.
+            t.now = s(done);
+            apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
+            assert_eq!(t.wakes, [s(next)], "from start {from_start}, page done at {done} s");
+        }
+    }
+
+    #[test]
     fn a_cycle_starts_a_page_every_cycle_whatever_the_last_one_does() {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 4, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false }; // fmt: skip
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false, think_from_start: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         // Page 0 opens at 0 and asks for page 1 at 10 s at once.
@@ -450,7 +476,7 @@ mod tests {
     fn a_closed_cycle_waits_for_the_page_and_plans_every_page_ahead() {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 1, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true }; // fmt: skip
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true, think_from_start: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
