@@ -76,3 +76,21 @@ def test_run_prints_unbounded_transfers_when_every_one_is(tmp_path) -> None:
     r = CliRunner().invoke(main, ["run", str(path)])
     assert r.exit_code == 0, r.output
     assert r.output.count(" inf ") == 2
+
+
+def test_run_and_its_summary_import_no_pandas() -> None:
+    """Start-up time: `tcplab run` builds its summary from the result rows."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from tcplab.cli import main\n"
+        f"r = CliRunner().invoke(main, ['run', {EXAMPLE!r}])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "assert 'Busiest links' in r.output\n"
+        "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'duckdb') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -5,13 +5,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .errors import FieldProblem, InternalError, ScenarioError
 from .scenario import Scenario, load
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _frame(records: list[dict[str, Any]], columns: list[str]) -> "pd.DataFrame":
+    """A DataFrame of result rows (pandas is imported on first use: a run needs none)."""
+    import pandas as pd
+
+    return pd.DataFrame.from_records(records, columns=columns)
 
 #: Fields that measure the machine, not the simulation; they differ between
 #: identical runs and are left out of comparisons.
@@ -35,7 +43,7 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """One row per transfer (connection): identity, sizes and times, goodput,
         and web100-style counters (see the README's Results section)."""
-        return pd.DataFrame.from_records(self.raw["flows"], columns=_FLOW_COLUMNS)
+        return _frame(self.raw["flows"], columns=_FLOW_COLUMNS)
 
     @property
     def links(self) -> pd.DataFrame:
@@ -43,45 +51,45 @@ class Result:
         departures, departure_bytes, drops, drop_bytes, backlog_end,
         propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
         queue_max_bytes."""
-        return pd.DataFrame.from_records(self.raw["links"], columns=_LINK_COLUMNS)
+        return _frame(self.raw["links"], columns=_LINK_COLUMNS)
 
     @property
     def pages(self) -> pd.DataFrame:
         """One row per web page: id, app, start_s, end_s, delay_s, objects, bytes, completed."""
-        return pd.DataFrame.from_records(self.raw["pages"], columns=_PAGE_COLUMNS)
+        return _frame(self.raw["pages"], columns=_PAGE_COLUMNS)
 
     @property
     def traces(self) -> pd.DataFrame:
         """Per-connection time series (with ``[trace] interval`` or ``on_change``):
         flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
         snd_nxt, rwnd (bytes), tput_bps (periodic rows), state."""
-        return pd.DataFrame.from_records(self.raw["traces"], columns=_TRACE_COLUMNS)
+        return _frame(self.raw["traces"], columns=_TRACE_COLUMNS)
 
     @property
     def web100(self) -> pd.DataFrame:
         """web100 / RFC 4898 samples (with ``[trace] web100``), one row per traced
         connection per interval: flow, app, t, then the variables under their
         web100 names (see the README's Results section)."""
-        return pd.DataFrame.from_records(self.raw["web100"], columns=WEB100_COLUMNS)
+        return _frame(self.raw["web100"], columns=WEB100_COLUMNS)
 
     @property
     def ports(self) -> pd.DataFrame:
         """One row per UBR switch port (an ATM link with a ubr queue): link, policy,
         buffer_cells, frames, cells_in, early_drops, ppd_frames, dropped_cells,
         wasted_cells, frames_out, vc_max_cells, vc_max_mean."""
-        return pd.DataFrame.from_records(self.raw["ports"], columns=_PORT_COLUMNS)
+        return _frame(self.raw["ports"], columns=_PORT_COLUMNS)
 
     @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
-        return pd.DataFrame.from_records(self.raw["packets"], columns=_PACKET_COLUMNS)
+        return _frame(self.raw["packets"], columns=_PACKET_COLUMNS)
 
     @property
     def captures(self) -> pd.DataFrame:
         """The capture files written (``[trace] pcap``): link, file, packets,
         drops_file, drops."""
-        return pd.DataFrame.from_records(self.raw.get("captures", []), columns=["link", "file", "packets", "drops_file", "drops"])
+        return _frame(self.raw.get("captures", []), columns=["link", "file", "packets", "drops_file", "drops"])
 
     @property
     def engine(self) -> dict[str, Any]:

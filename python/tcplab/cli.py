@@ -271,35 +271,37 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
     """Readable tables of flows, the busiest links and the engine counters."""
     from rich.table import Table
 
-    flows = res.flows
+    # From the result rows themselves: a summary needs no pandas (start-up time).
+    flows = res.raw["flows"]
     t = Table(title=f"Transfers ({len(flows)})", title_justify="left")
     for col in ("id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR"):
         t.add_column(col, justify="left" if col in ("app", "src→dst", "cc") else "right")
-    for r in flows.head(max_rows).itertuples():
+    for r in flows[:max_rows]:
         t.add_row(
-            str(r.id), r.app, f"{r.src}→{r.dst}", r.cc, f"{r.iw:g}",
-            "inf" if r.bytes is None or r.bytes != r.bytes else _si(r.bytes, "B"),  # None or NaN: unbounded
-            _si(r.bytes_delivered, "B"), f"{r.start_s:.3f}",
-            "—" if not r.completed else f"{r.fct_s:.3f}",
-            _si(r.goodput_bps, "b/s"), str(r.data_pkts), str(r.retx_pkts), str(r.timeouts), str(r.fast_retx),
+            str(r["id"]), r["app"], f"{r['src']}→{r['dst']}", r["cc"], f"{r['iw']:g}",
+            "inf" if r["bytes"] is None else _si(r["bytes"], "B"),  # None: unbounded
+            _si(r["bytes_delivered"], "B"), f"{r['start_s']:.3f}",
+            "—" if not r["completed"] else f"{r['fct_s']:.3f}",
+            _si(r["goodput_bps"], "b/s"), str(r["data_pkts"]), str(r["retx_pkts"]), str(r["timeouts"]), str(r["fast_retx"]),
         )  # fmt: skip
     if len(flows) > max_rows:
-        done = flows[flows.completed]
+        import statistics
+
+        done = [r["fct_s"] for r in flows if r["completed"]]
         t.caption = (
             f"{len(flows) - max_rows} more rows; {len(done)}/{len(flows)} completed"
-            + (f", median fct {done.fct_s.median():.3f} s" if len(done) else "")
+            + (f", median fct {statistics.median(done):.3f} s" if done else "")
         )
     console.print(t)
-    links = res.links
-    busy = links[links.arrivals > 0].sort_values(["utilization", "id"], ascending=[False, True]).head(8)
+    busy = sorted((r for r in res.raw["links"] if r["arrivals"] > 0), key=lambda r: (-r["utilization"], r["id"]))[:8]
     lt = Table(title="Busiest links", title_justify="left")
     for col in ("link", "rate", "delay", "util %", "pkts out", "drops", "drop %", "avg q", "max q"):
         lt.add_column(col, justify="left" if col == "link" else "right")
-    for r in busy.itertuples():
-        drop_pct = 100 * r.drops / r.arrivals if r.arrivals else 0.0
+    for r in busy:
+        drop_pct = 100 * r["drops"] / r["arrivals"] if r["arrivals"] else 0.0
         lt.add_row(
-            f"{r.src}→{r.dst}", _si(r.rate_bps, "b/s"), f"{r.delay_s * 1e3:g} ms", f"{100 * r.utilization:.1f}",
-            str(r.departures), str(r.drops), f"{drop_pct:.2f}", f"{r.queue_avg_pkts:.2f}", str(r.queue_max_pkts),
+            f"{r['src']}→{r['dst']}", _si(r["rate_bps"], "b/s"), f"{r['delay_s'] * 1e3:g} ms", f"{100 * r['utilization']:.1f}",
+            str(r["departures"]), str(r["drops"]), f"{drop_pct:.2f}", f"{r['queue_avg_pkts']:.2f}", str(r["queue_max_pkts"]),
         )  # fmt: skip
     console.print(lt)
     e = res.engine
