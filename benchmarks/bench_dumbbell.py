@@ -10,14 +10,18 @@ reaches receiver i over 1 Gb/s with a 1 ms delay. Segments carry 1460 bytes
     B: 100 flows at 45 Mb/s for 100 s
     C: 1000 flows at 1 Gb/s for 10 s
 
-For each case the script runs tcplab and, when the `ns` binary of ns-2 is on
-the PATH (Debian package `ns2`; `--install-ns2` installs it with apt-get), the
-same case in ns-2, interleaved, each in a fresh process. It prints the
-bottleneck packets departed per wall second of the simulation loop and the
-peak resident memory of each process, and the ratio tcplab / ns-2.
+For each case the script runs tcplab and, when available, the same case in
+ns-2 (the `ns` binary of Debian's `ns2`; `--install-ns2` installs it with
+apt-get) and in ns-3 (cases A and B: `ns3_dumbbell.cc`, compiled here against
+the C++ headers and libraries of the PyPI wheel `ns3`; `--install-ns3` puts
+the wheel in a virtualenv under ~/.cache/tcplab-bench), interleaved, each in a
+fresh process. It prints the bottleneck packets departed per wall second of the
+simulation loop, the peak resident memory and the whole-process time of each,
+and tcplab's ratios to each peer: loop speed, and whole-process time.
 
     python benchmarks/bench_dumbbell.py                 # all cases
     python benchmarks/bench_dumbbell.py --cases B --repeat 3
+    python benchmarks/bench_dumbbell.py --cases AB --install-ns2 --install-ns3
     python benchmarks/bench_dumbbell.py --scale         # 1k, 10k and 100k flows (tcplab only)
     python benchmarks/bench_dumbbell.py --cases B --no-ns2 --pcap --repeat 3   # the cost of captures
 
@@ -245,6 +249,58 @@ def run_ns2(case: dict, workdir: str) -> Sample:
     return Sample(int(departed), float(loop), wall, rss)
 
 
+NS3_CASES = "AB"  # case C (1000 flows at 1 Gb/s) takes ns-3 far too long
+NS3_CACHE = os.path.join(os.path.expanduser("~"), ".cache", "tcplab-bench")
+NS3_MODULES = ["core", "network", "internet", "point-to-point", "applications", "traffic-control"]
+
+
+def ns3_prefix() -> str | None:
+    """The `ns3` package directory of the wheel (include/ and lib64/), if installed here."""
+    for python in (os.path.join(NS3_CACHE, "ns3venv", "bin", "python"), sys.executable):
+        if not os.path.exists(python):
+            continue
+        p = subprocess.run([python, "-c", "import importlib.util as u; s = u.find_spec('ns3'); print(s.submodule_search_locations[0] if s else '')"],
+                           capture_output=True, text=True)  # fmt: skip
+        path = p.stdout.strip()
+        if p.returncode == 0 and path and os.path.isdir(os.path.join(path, "lib64")):
+            return path
+    return None
+
+
+def install_ns3() -> None:
+    venv = os.path.join(NS3_CACHE, "ns3venv")
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "ns3"], check=True)
+
+
+def build_ns3() -> str | None:
+    """Compile ns3_dumbbell.cc against the wheel; the binary's path, or None."""
+    prefix = ns3_prefix()
+    if prefix is None:
+        return None
+    libs = sorted(os.listdir(os.path.join(prefix, "lib64")))
+    version = next((f[len("libns3"):].split("-")[0] for f in libs if f.startswith("libns3") and f.endswith("-core.so")), None)
+    if version is None:
+        return None
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ns3_dumbbell.cc")
+    os.makedirs(NS3_CACHE, exist_ok=True)
+    exe = os.path.join(NS3_CACHE, f"ns3_dumbbell{version}")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        lib64 = os.path.join(prefix, "lib64")
+        cmd = ["g++", "-O2", "-std=c++20", "-I", os.path.join(prefix, "include"), "-o", exe, src, "-L", lib64,
+               *[f"-lns3{version}-{m}" for m in NS3_MODULES], f"-Wl,-rpath,{lib64}"]  # fmt: skip
+        print(f"compiling {os.path.basename(src)} against the ns3 wheel ...", file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=True)
+    return exe
+
+
+def run_ns3(case: dict, exe: str) -> Sample:
+    out, wall, rss = run_measured([exe, str(case["flows"]), case["rate"], str(case["duration"])], None)
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT"))
+    _, departed, loop = line.split()
+    return Sample(int(departed), float(loop), wall, rss)
+
+
 def install_ns2() -> None:
     subprocess.run(["apt-get", "update", "-qq"], check=True)
     subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
@@ -256,6 +312,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="interleaved repetitions per case (median reported)")
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
+    ap.add_argument("--no-ns3", action="store_true", help="do not run ns-3")
+    ap.add_argument("--install-ns3", action="store_true", help="pip install the ns3 wheel into ~/.cache/tcplab-bench first if it is missing")
     ap.add_argument("--json", metavar="FILE", help="also write the measurements as JSON")
     ap.add_argument("--pcap", action="store_true",
                     help="also run each case capturing the bottleneck (both directions) to libpcap files, interleaved, and print the captures' cost in loop time")
@@ -273,12 +331,19 @@ def main() -> int:
         install_ns2()
     use_ns2 = not args.no_ns2 and shutil.which("ns") is not None
     if not args.no_ns2 and not use_ns2:
-        print("ns-2 (`ns`) not found: running tcplab only (pass --install-ns2 to install it)", file=sys.stderr)
+        print("ns-2 (`ns`) not found: running without it (pass --install-ns2 to install it)", file=sys.stderr)
+    ns3_exe = None
+    if not args.no_ns3:
+        if args.install_ns3 and ns3_prefix() is None:
+            install_ns3()
+        ns3_exe = build_ns3()
+        if ns3_exe is None:
+            print("the ns3 wheel was not found: running without ns-3 (pass --install-ns3 to install it)", file=sys.stderr)
     rows = []
     with tempfile.TemporaryDirectory() as wd:
         for name in args.cases:
             case = CASES[name]
-            ours, theirs, base, captured = [], [], [], []
+            ours, theirs, base, captured, three = [], [], [], [], []
             for _ in range(args.repeat):
                 ours.append(run_tcplab(case))
                 print(f"  {name}: tcplab  {ours[-1].departed:>9} pkts  {ours[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
@@ -295,6 +360,9 @@ def main() -> int:
                 if use_ns2:
                     theirs.append(run_ns2(case, wd))
                     print(f"  {name}: ns-2    {theirs[-1].departed:>9} pkts  {theirs[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+                if ns3_exe and name in NS3_CASES:
+                    three.append(run_ns3(case, ns3_exe))
+                    print(f"  {name}: ns-3    {three[-1].departed:>9} pkts  {three[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
             row = {
                 "case": name,
                 **case,
@@ -317,6 +385,16 @@ def main() -> int:
                     ns2_process_s=statistics.median(s.process_s for s in theirs),
                 )
                 row["ratio"] = row["tcplab_pps"] / row["ns2_pps"]
+                row["process_ratio"] = row["ns2_process_s"] / row["tcplab_process_s"]
+            if three:
+                row.update(
+                    ns3_departed=three[0].departed,
+                    ns3_pps=statistics.median(s.pps for s in three),
+                    ns3_rss_mb=max(s.rss_mb for s in three),
+                    ns3_process_s=statistics.median(s.process_s for s in three),
+                )
+                row["ns3_ratio"] = row["tcplab_pps"] / row["ns3_pps"]
+                row["ns3_process_ratio"] = row["ns3_process_s"] / row["tcplab_process_s"]
             rows.append(row)
     print()
     hdr = f"{'case':<5}{'flows':>6}{'rate':>9}{'sim s':>7} | {'tcplab pkts':>12}{'pkts/wall s':>13}{'RSS MB':>8}"
@@ -333,6 +411,22 @@ def main() -> int:
         if "baseline_ratio" in r:
             line += f" | baseline {r['baseline_pps']:>11,.0f} pkts/s, this build {r['baseline_ratio']:.3f}x"
         print(line)
+    peers = [(p, lbl) for p, lbl in (("ns2", "ns-2"), ("ns3", "ns-3")) if any(f"{p}_pps" in r for r in rows)]
+    if peers:
+        print()
+        hdr = f"{'case':<5}{'peer':>6} | {'peer pkts':>10}{'pkts/wall s':>13}{'RSS MB':>8}{'process s':>10} | {'tcplab process s':>17} | {'loop ratio':>11}{'process ratio':>14}"
+        print(hdr)
+        print("-" * len(hdr))
+        for r in rows:
+            for p, lbl in peers:
+                if f"{p}_pps" not in r:
+                    continue
+                loop_ratio = r["ratio"] if p == "ns2" else r["ns3_ratio"]
+                proc_ratio = r["process_ratio"] if p == "ns2" else r["ns3_process_ratio"]
+                print(f"{r['case']:<5}{lbl:>6} | {r[p + '_departed']:>10,}{r[p + '_pps']:>13,.0f}{r[p + '_rss_mb']:>8.0f}{r[p + '_process_s']:>10.2f} | "
+                      f"{r['tcplab_process_s']:>17.2f} | {loop_ratio:>10.1f}x{proc_ratio:>13.1f}x")  # fmt: skip
+        print("\nloop ratio: tcplab's bottleneck packets per loop second over the peer's; process ratio: the")
+        print("peer's whole-process time over tcplab's (start-up, building, the loop and results).")
     print("\npkts/wall s: bottleneck packets departed per wall second of the simulation loop;")
     print("RSS MB: peak resident memory of the whole process (Python and Tcl interpreters included).")
     if args.json:
