@@ -301,6 +301,19 @@ def run_ns3(case: dict, exe: str) -> Sample:
     return Sample(int(departed), float(loop), wall, rss)
 
 
+def peer_row(peer: str, samples: list[Sample], row: dict) -> dict:
+    """A peer's medians, and tcplab's ratios to it: loop speed, whole-process time."""
+    out = {
+        f"{peer}_departed": samples[0].departed,
+        f"{peer}_pps": statistics.median(s.pps for s in samples),
+        f"{peer}_rss_mb": max(s.rss_mb for s in samples),
+        f"{peer}_process_s": statistics.median(s.process_s for s in samples),
+    }
+    out[f"{peer}_ratio"] = row["tcplab_pps"] / out[f"{peer}_pps"]
+    out[f"{peer}_process_ratio"] = out[f"{peer}_process_s"] / row["tcplab_process_s"]
+    return out
+
+
 def install_ns2() -> None:
     subprocess.run(["apt-get", "update", "-qq"], check=True)
     subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
@@ -377,24 +390,9 @@ def main() -> int:
             if base:
                 row.update(baseline_pps=statistics.median(s.pps for s in base),
                            baseline_ratio=statistics.median(o.pps / b.pps for o, b in zip(ours, base)))
-            if theirs:
-                row.update(
-                    ns2_departed=theirs[0].departed,
-                    ns2_pps=statistics.median(s.pps for s in theirs),
-                    ns2_rss_mb=max(s.rss_mb for s in theirs),
-                    ns2_process_s=statistics.median(s.process_s for s in theirs),
-                )
-                row["ratio"] = row["tcplab_pps"] / row["ns2_pps"]
-                row["process_ratio"] = row["ns2_process_s"] / row["tcplab_process_s"]
-            if three:
-                row.update(
-                    ns3_departed=three[0].departed,
-                    ns3_pps=statistics.median(s.pps for s in three),
-                    ns3_rss_mb=max(s.rss_mb for s in three),
-                    ns3_process_s=statistics.median(s.process_s for s in three),
-                )
-                row["ns3_ratio"] = row["tcplab_pps"] / row["ns3_pps"]
-                row["ns3_process_ratio"] = row["ns3_process_s"] / row["tcplab_process_s"]
+            for peer, samples in (("ns2", theirs), ("ns3", three)):
+                if samples:
+                    row.update(peer_row(peer, samples, row))
             rows.append(row)
     print()
     hdr = f"{'case':<5}{'flows':>6}{'rate':>9}{'sim s':>7} | {'tcplab pkts':>12}{'pkts/wall s':>13}{'RSS MB':>8}"
@@ -405,7 +403,7 @@ def main() -> int:
     for r in rows:
         line = f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}{r['tcplab_rss_mb']:>8.0f}"
         if use_ns2:
-            line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ratio']:>6.1f}x"
+            line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ns2_ratio']:>6.1f}x"
         if "pcap_overhead" in r:
             line += f" | with captures {r['pcap_loop_s']:.2f} s loop, +{100 * r['pcap_overhead']:.0f}%"
         if "baseline_ratio" in r:
@@ -421,8 +419,7 @@ def main() -> int:
             for p, lbl in peers:
                 if f"{p}_pps" not in r:
                     continue
-                loop_ratio = r["ratio"] if p == "ns2" else r["ns3_ratio"]
-                proc_ratio = r["process_ratio"] if p == "ns2" else r["ns3_process_ratio"]
+                loop_ratio, proc_ratio = r[f"{p}_ratio"], r[f"{p}_process_ratio"]
                 print(f"{r['case']:<5}{lbl:>6} | {r[p + '_departed']:>10,}{r[p + '_pps']:>13,.0f}{r[p + '_rss_mb']:>8.0f}{r[p + '_process_s']:>10.2f} | "
                       f"{r['tcplab_process_s']:>17.2f} | {loop_ratio:>10.1f}x{proc_ratio:>13.1f}x")  # fmt: skip
         print("\nloop ratio: tcplab's bottleneck packets per loop second over the peer's; process ratio: the")
