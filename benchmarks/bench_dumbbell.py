@@ -111,14 +111,18 @@ sc_doc = json.loads(sys.stdin.read())
 import tcplab
 from tcplab.api import Result, run_core
 t0 = time.perf_counter()
-sc = tcplab.load(sc_doc)
-t1 = time.perf_counter()
-core = json.dumps(sc.to_core())
+from tcplab._bulk import no_gc
+with no_gc():  # as tcplab.run does
+    sc = tcplab.load(sc_doc)
+    t1 = time.perf_counter()
+    core = json.dumps(sc.to_core(packed=True))
 t2 = time.perf_counter()
-out = run_core(core)
+out = run_core(core, columns=True)
+del core
 t3 = time.perf_counter()
-res = Result(scenario=sc, raw=json.loads(out))
-flows, links = res.flows, res.links
+with no_gc():
+    res = Result(scenario=sc, data=json.loads(out))
+    flows, links = res.flows, res.links
 t4 = time.perf_counter()
 e = res.engine
 b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]

@@ -7,5 +7,6 @@ class CoreScenarioError(Exception):
 
 class CorePanic(Exception): ...
 
-def run_json(scenario: str) -> str:
-    """Run a normalized scenario given as JSON text; return the results as JSON text."""
+def run_json(scenario: str, columns: bool = False) -> str:
+    """Run a normalized scenario given as JSON text; return the results as JSON
+    text: each table a list of rows, or with `columns`, an object of columns."""

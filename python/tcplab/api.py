@@ -4,22 +4,42 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _core
+from ._bulk import no_gc
 from .errors import FieldProblem, InternalError, ScenarioError
 from .scenario import Scenario, load
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pandas as pd
 
 
-def _frame(records: list[dict[str, Any]], columns: list[str]) -> "pd.DataFrame":
-    """A DataFrame of result rows (pandas is imported on first use: a run needs none)."""
+def _frame(table: dict[str, list[Any]], columns: list[str]) -> "pd.DataFrame":
+    """A DataFrame of a result table given as columns (pandas is imported on
+    first use: a run needs none)."""
     import pandas as pd
 
-    return pd.DataFrame.from_records(records, columns=columns)
+    if not table:
+        return pd.DataFrame.from_records([], columns=columns)
+    return pd.DataFrame({c: table[c] for c in columns}, columns=columns)
+
+
+#: The tables the core returns as columns.
+TABLES = ("flows", "links", "pages", "traces", "web100", "ports", "packets")
+
+
+def rows_of(table: dict[str, list[Any]], which: "Iterable[int] | None" = None) -> list[dict[str, Any]]:
+    """A table given as columns, as a list of rows (those numbered in `which`)."""
+    names = list(table)
+    if which is None:
+        return [dict(zip(names, values)) for values in zip(*table.values())]
+    cols = list(table.values())
+    return [{n: c[i] for n, c in zip(names, cols)} for i in which]
 
 #: Fields that measure the machine, not the simulation; they differ between
 #: identical runs and are left out of comparisons.
@@ -37,13 +57,20 @@ class Result:
     """What one run produced."""
 
     scenario: Scenario
-    raw: dict[str, Any] = field(repr=False)
+    data: dict[str, Any] = field(repr=False)
+    """The core's output: each table as columns (``{"id": [...], ...}``),
+    ``engine``, and ``captures`` when files were written."""
+
+    @cached_property
+    def raw(self) -> dict[str, Any]:
+        """The same output with each table as a list of rows (dictionaries)."""
+        return {k: rows_of(v) if k in TABLES else v for k, v in self.data.items()}
 
     @property
     def flows(self) -> pd.DataFrame:
         """One row per transfer (connection): identity, sizes and times, goodput,
         and web100-style counters (see the README's Results section)."""
-        return _frame(self.raw["flows"], columns=_FLOW_COLUMNS)
+        return _frame(self.data["flows"], columns=_FLOW_COLUMNS)
 
     @property
     def links(self) -> pd.DataFrame:
@@ -51,51 +78,53 @@ class Result:
         departures, departure_bytes, drops, drop_bytes, backlog_end,
         propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
         queue_max_bytes."""
-        return _frame(self.raw["links"], columns=_LINK_COLUMNS)
+        return _frame(self.data["links"], columns=_LINK_COLUMNS)
 
     @property
     def pages(self) -> pd.DataFrame:
         """One row per web page: id, app, start_s, end_s, delay_s, objects, bytes, completed."""
-        return _frame(self.raw["pages"], columns=_PAGE_COLUMNS)
+        return _frame(self.data["pages"], columns=_PAGE_COLUMNS)
 
     @property
     def traces(self) -> pd.DataFrame:
         """Per-connection time series (with ``[trace] interval`` or ``on_change``):
         flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
         snd_nxt, rwnd (bytes), tput_bps (periodic rows), state."""
-        return _frame(self.raw["traces"], columns=_TRACE_COLUMNS)
+        return _frame(self.data["traces"], columns=_TRACE_COLUMNS)
 
     @property
     def web100(self) -> pd.DataFrame:
         """web100 / RFC 4898 samples (with ``[trace] web100``), one row per traced
         connection per interval: flow, app, t, then the variables under their
         web100 names (see the README's Results section)."""
-        return _frame(self.raw["web100"], columns=WEB100_COLUMNS)
+        return _frame(self.data["web100"], columns=WEB100_COLUMNS)
 
     @property
     def ports(self) -> pd.DataFrame:
         """One row per UBR switch port (an ATM link with a ubr queue): link, policy,
         buffer_cells, frames, cells_in, early_drops, ppd_frames, dropped_cells,
         wasted_cells, frames_out, vc_max_cells, vc_max_mean."""
-        return _frame(self.raw["ports"], columns=_PORT_COLUMNS)
+        return _frame(self.data["ports"], columns=_PORT_COLUMNS)
 
     @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
-        return _frame(self.raw["packets"], columns=_PACKET_COLUMNS)
+        return _frame(self.data["packets"], columns=_PACKET_COLUMNS)
 
     @property
     def captures(self) -> pd.DataFrame:
         """The capture files written (``[trace] pcap``): link, file, packets,
         drops_file, drops."""
-        return _frame(self.raw.get("captures", []), columns=["link", "file", "packets", "drops_file", "drops"])
+        import pandas as pd
+
+        return pd.DataFrame.from_records(self.data.get("captures", []), columns=["link", "file", "packets", "drops_file", "drops"])
 
     @property
     def engine(self) -> dict[str, Any]:
         """events, sim_seconds, wall_seconds (the loop), setup_seconds, results_seconds, packets_created, packets_delivered,
         packets_dropped, packets_in_network_end, packet_pool_peak."""
-        return dict(self.raw["engine"])
+        return dict(self.data["engine"])
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -157,11 +186,12 @@ _LINK_COLUMNS = [
 ]  # fmt: skip
 
 
-def run_core(core_doc: str, seed: int | None = None) -> str:
-    """Run a normalized scenario in the core: a scenario the core refuses
-    raises :class:`ScenarioError` naming the field, a panic :class:`InternalError`."""
+def run_core(core_doc: str, seed: int | None = None, columns: bool = False) -> str:
+    """Run a normalized scenario in the core (its results as rows, or with
+    `columns` as columns): a scenario the core refuses raises
+    :class:`ScenarioError` naming the field, a panic :class:`InternalError`."""
     try:
-        return _core.run_json(core_doc)
+        return _core.run_json(core_doc, columns)
     except _core.CoreScenarioError as e:
         field, message = e.args
         raise ScenarioError([FieldProblem(field or "scenario", message)]) from None
@@ -186,10 +216,11 @@ def run(
     `pcap`, they go to ``./pcap``. Raises :class:`tcplab.ScenarioError` for
     a bad scenario, naming each bad field.
     """
-    if isinstance(scenario, Scenario):
-        sc = scenario if not (overrides or seed is not None) else load(scenario.model_dump(by_alias=True, mode="json"), overrides, seed)
-    else:
-        sc = load(scenario, overrides, seed)
+    with no_gc():
+        if isinstance(scenario, Scenario):
+            sc = scenario if not (overrides or seed is not None) else load(scenario.model_dump(by_alias=True, mode="json"), overrides, seed)
+        else:
+            sc = load(scenario, overrides, seed)
     pcap_dir = None
     if pcap is not None or sc.trace.pcap:
         if not sc.trace.pcap:
@@ -199,6 +230,9 @@ def run(
             pcap_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise ScenarioError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
-    core_doc = json.dumps(sc.to_core(None if pcap_dir is None else str(pcap_dir)))
-    out = run_core(core_doc, sc.sim.seed)
-    return Result(scenario=sc, raw=json.loads(out))
+    with no_gc():
+        core_doc = json.dumps(sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True))
+    out = run_core(core_doc, sc.sim.seed, columns=True)
+    del core_doc
+    with no_gc():
+        return Result(scenario=sc, data=json.loads(out))

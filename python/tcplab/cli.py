@@ -271,9 +271,14 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
     """Readable tables of flows, the busiest links and the engine counters."""
     from rich.table import Table
 
-    # From the result rows themselves: a summary needs no pandas (start-up time).
-    flows = res.raw["flows"]
-    t = Table(title=f"Transfers ({len(flows)})", title_justify="left")
+    from .api import rows_of
+
+    # From the result columns themselves: a summary needs no pandas (start-up
+    # time), and turns only the rows it shows into dictionaries.
+    fc = res.data["flows"]
+    n_flows = len(fc.get("id", []))
+    flows = rows_of(fc, range(min(n_flows, max_rows)))
+    t = Table(title=f"Transfers ({n_flows})", title_justify="left")
     for col in ("id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR"):
         t.add_column(col, justify="left" if col in ("app", "src→dst", "cc") else "right")
     for r in flows[:max_rows]:
@@ -284,16 +289,18 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
             "—" if not r["completed"] else f"{r['fct_s']:.3f}",
             _si(r["goodput_bps"], "b/s"), str(r["data_pkts"]), str(r["retx_pkts"]), str(r["timeouts"]), str(r["fast_retx"]),
         )  # fmt: skip
-    if len(flows) > max_rows:
+    if n_flows > max_rows:
         import statistics
 
-        done = [r["fct_s"] for r in flows if r["completed"]]
+        done = [f for f, ok in zip(fc["fct_s"], fc["completed"]) if ok]
         t.caption = (
-            f"{len(flows) - max_rows} more rows; {len(done)}/{len(flows)} completed"
+            f"{n_flows - max_rows} more rows; {len(done)}/{n_flows} completed"
             + (f", median fct {statistics.median(done):.3f} s" if done else "")
         )
     console.print(t)
-    busy = sorted((r for r in res.raw["links"] if r["arrivals"] > 0), key=lambda r: (-r["utilization"], r["id"]))[:8]
+    lc = res.data["links"]
+    used = [i for i, a in enumerate(lc.get("arrivals", [])) if a > 0]
+    busy = rows_of(lc, sorted(used, key=lambda i: (-lc["utilization"][i], lc["id"][i]))[:8])
     lt = Table(title="Busiest links", title_justify="left")
     for col in ("link", "rate", "delay", "util %", "pkts out", "drops", "drop %", "avg q", "max q"):
         lt.add_column(col, justify="left" if col == "link" else "right")
@@ -309,7 +316,7 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
         f"[bold]Engine[/bold]: {e['sim_seconds']:g} simulated s, {e['events']:,} events, "
         f"{e['packets_created']:,} packets, {e['wall_seconds']:.3f} wall s"
     )
-    for c in res.raw.get("captures", []):
+    for c in res.data.get("captures", []):
         console.print(f"[bold]Capture[/bold] {c['link']}: {c['file']} ({c['packets']:,} packets), drops in {c['drops_file']} ({c['drops']:,})")
 
 

@@ -151,15 +151,15 @@ def execute(core_json: str) -> dict[str, Any]:
     process that writes the store."""
     import pandas as pd
 
-    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, run_core
+    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, _frame, run_core
     from .store import run_metrics
 
     t0 = time.perf_counter()
-    out = run_core(core_json)
+    out = run_core(core_json, columns=True)
     wall = time.perf_counter() - t0
     res = json.loads(out)
     tables = {
-        name: pd.DataFrame.from_records(res[name], columns=cols)
+        name: _frame(res[name], cols)
         for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS),
                            ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS))  # fmt: skip
     }

@@ -79,6 +79,35 @@ def _to_int(x: Decimal, what: str) -> int:
     return int(x.to_integral_value(rounding="ROUND_HALF_EVEN"))
 
 
+def _memo(parse):
+    """Remember `parse`'s answer for each string or integer seen: a scenario
+    with 100,000 applications repeats a handful of values ("0s", "1MB").
+    Errors are remembered too, and raised afresh with the same message."""
+    seen: dict[tuple[type, object], tuple[bool, object]] = {}
+
+    def cached(value: object):
+        if type(value) not in (str, int):
+            return parse(value)
+        key = (type(value), value)
+        hit = seen.get(key)
+        if hit is None:
+            try:
+                hit = (True, parse(value))
+            except ValueError as e:
+                hit = (False, str(e))
+            if len(seen) < 4096:
+                seen[key] = hit
+        ok, out = hit
+        if not ok:
+            raise ValueError(out)
+        return out
+
+    cached.__doc__ = parse.__doc__
+    cached.__name__ = parse.__name__
+    return cached
+
+
+@_memo
 def parse_rate(value: object) -> int:
     """Bits per second."""
     number, unit = _split(value, RATE_UNITS, RATE_HELP)
@@ -88,12 +117,14 @@ def parse_rate(value: object) -> int:
     return _at_most(bps, MAX_RATE, format_rate, "rate")
 
 
+@_memo
 def parse_duration(value: object) -> int:
     """Nanoseconds; a bare number is in seconds."""
     number, unit = _split(value, DURATION_UNITS, DURATION_HELP)
     return _at_most(_to_int(number * DURATION_UNITS[unit or "s"], "a duration"), MAX_DURATION, format_duration, "duration")
 
 
+@_memo
 def parse_size(value: object) -> int:
     """Bytes; a bare number is in bytes."""
     number, unit = _split(value, SIZE_UNITS, SIZE_HELP)

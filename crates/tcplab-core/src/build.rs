@@ -12,7 +12,7 @@ use crate::scenario::{LossSpec, Scenario};
 use crate::stats::Tracer;
 use crate::tcp::{Endpoints, Profile};
 use crate::time::{Dur, Time};
-use std::collections::HashMap;
+use crate::engine::fxhash::FastMap as HashMap;
 
 pub struct Parts {
     pub net: Network,
@@ -26,27 +26,28 @@ fn invalid(field: String, message: impl Into<String>) -> Error {
 }
 
 pub fn build(sc: &Scenario) -> Result<Parts> {
-    let mut index = HashMap::new();
+    let mut index = HashMap::default();
     for (i, n) in sc.nodes.iter().enumerate() {
         if index.insert(n.as_str(), i as u32).is_some() {
             return Err(invalid(format!("nodes[{i}]"), format!("node '{n}' is declared twice")));
         }
     }
     let node = |field: String, name: &str| -> Result<u32> { index.get(name).copied().ok_or_else(|| invalid(field, format!("unknown node '{name}'"))) };
-    let mut links = Vec::with_capacity(sc.links.len());
-    let mut ends = Vec::with_capacity(sc.links.len());
-    let mut link_index: HashMap<(u32, u32), u32> = HashMap::new();
-    for (i, l) in sc.links.iter().enumerate() {
+    let views = sc.link_views()?;
+    let mut links = Vec::with_capacity(views.len());
+    let mut ends = Vec::with_capacity(views.len());
+    let mut link_index: HashMap<(u32, u32), u32> = HashMap::default();
+    for (i, l) in views.iter().enumerate() {
         let field = format!("links[{i}]");
-        let a = node(format!("{field}.from"), &l.from)?;
-        let b = node(format!("{field}.to"), &l.to)?;
+        let a = node(format!("{field}.from"), l.from)?;
+        let b = node(format!("{field}.to"), l.to)?;
         if a == b {
             return Err(invalid(field, "a link joins two different nodes"));
         }
         if l.rate_bps == 0 {
             return Err(invalid(format!("{field}.rate"), "must be positive"));
         }
-        let rng = RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
+        let rng = || RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
         let mut link = Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?);
         let port = l.queue.ubr_port(&field, l.atm, link.cell_time())?;
         if l.atm {
@@ -59,7 +60,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     // Routes, computed once per (source, destination) pair.
     let mut router = Router::new(sc.nodes.len(), &ends);
     let mut routes: Vec<Box<[u32]>> = Vec::new();
-    let mut route_ids: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut route_ids: HashMap<(u32, u32), u32> = HashMap::default();
     let mut route = |field: &str, a: u32, b: u32| -> Result<u32> {
         if let Some(&r) = route_ids.get(&(a, b)) {
             return Ok(r);
@@ -72,7 +73,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     };
     let mut apps = Apps::default();
     let mut tcp = Endpoints::default();
-    let mut app_index: HashMap<&str, u32> = HashMap::new();
+    let mut app_index: HashMap<&str, u32> = HashMap::default();
     for (i, a) in sc.apps.iter().enumerate() {
         let field = format!("apps[{i}]");
         let src = node(format!("{field}.src"), &a.src)?;
@@ -83,7 +84,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         if app_index.insert(a.name.as_str(), i as u32).is_some() {
             return Err(invalid(format!("{field}.name"), format!("'{}' is used twice", a.name)));
         }
-        let cfg = a.tcp.build(&format!("{field}.tcp"))?;
+        let cfg = sc.app_tcp(i)?.build(&format!("{field}.tcp"))?;
         let (data_route, ack_route) = (route(&field, src, dst)?, route(&field, dst, src)?);
         let request_bytes = u32::try_from(a.request_bytes).map_err(|_| invalid(format!("{field}.request"), "is too large"))?;
         let mut rng = RngStream::new(sc.seed, &format!("app/{}", a.name));
@@ -136,8 +137,8 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             .map_err(|e| invalid("trace.pcap_dir".into(), format!("cannot write captures into '{dir}': {e}")))?;
         net.set_captures(caps);
     }
-    for (i, a) in sc.apps.iter().enumerate() {
-        if a.tcp.ssthresh_bdp {
+    for i in 0..sc.apps.len() {
+        if sc.app_tcp(i)?.ssthresh_bdp {
             let p = &mut tcp.profiles[i];
             let bdp = net.path_bdp(p.data_route, p.ack_route, u64::from(p.cfg.mss + p.cfg.header), u64::from(p.cfg.header));
             p.cfg.initial_ssthresh = bdp.max(2 * u64::from(p.cfg.mss));

@@ -23,7 +23,19 @@ pub struct Scenario {
     /// Stop time; `None`: run until every transfer is done.
     pub stop_ns: Option<u64>,
     pub nodes: Vec<String>,
+    #[serde(default)]
     pub links: Vec<LinkSpec>,
+    /// The packed form of more links: one column per field, nodes and
+    /// queues by index (into `nodes` and `queues`). Large topologies come
+    /// this way: 400,000 links take a few integers each.
+    #[serde(default)]
+    pub link_columns: Option<LinkColumns>,
+    /// The queues `link_columns` refers to.
+    #[serde(default)]
+    pub queues: Vec<QueueSpec>,
+    /// The TCP settings of every application that has none of its own.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
     pub apps: Vec<AppSpec>,
     /// Let links whose packets all continue onto a link fed by them alone hand
     /// packets on without an arrival event (same results, fewer events).
@@ -94,6 +106,31 @@ pub struct LinkSpec {
     pub atm: bool,
 }
 
+/// Links as columns of equal length (see [`Scenario::link_columns`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkColumns {
+    pub from: Vec<u32>,
+    pub to: Vec<u32>,
+    pub rate_bps: Vec<u64>,
+    pub delay_ns: Vec<u64>,
+    pub queue: Vec<u32>,
+    /// Empty: no link is ATM.
+    #[serde(default)]
+    pub atm: Vec<bool>,
+}
+
+/// One link of either form, as the builder reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkView<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    pub rate_bps: u64,
+    pub delay_ns: u64,
+    pub queue: &'a QueueSpec,
+    pub atm: bool,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
@@ -157,7 +194,9 @@ pub struct AppSpec {
     /// A repeat client that keeps its connection open between transfers.
     #[serde(default)]
     pub persistent: bool,
-    pub tcp: TcpSpec,
+    /// Its own TCP settings; `None`: the scenario's `tcp`.
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -273,10 +312,48 @@ impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario> {
         serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))
     }
+
+    /// Every link: those of `links`, then those of `link_columns`, whose
+    /// indices are checked here.
+    pub fn link_views(&self) -> Result<Vec<LinkView<'_>>> {
+        let mut out: Vec<LinkView<'_>> = self
+            .links
+            .iter()
+            .map(|l| LinkView { from: &l.from, to: &l.to, rate_bps: l.rate_bps, delay_ns: l.delay_ns, queue: &l.queue, atm: l.atm })
+            .collect();
+        let Some(c) = &self.link_columns else { return Ok(out) };
+        let n = c.from.len();
+        if [c.to.len(), c.rate_bps.len(), c.delay_ns.len(), c.queue.len()].iter().any(|&m| m != n) || !(c.atm.is_empty() || c.atm.len() == n) {
+            return Err(invalid("link_columns".into(), "every column must have one entry per link"));
+        }
+        out.reserve(n);
+        let node = |col: &str, i: usize, k: u32| -> Result<&str> {
+            self.nodes.get(k as usize).map(String::as_str).ok_or_else(|| invalid(format!("link_columns.{col}[{i}]"), format!("node index {k} is out of range ({} nodes)", self.nodes.len())))
+        };
+        for i in 0..n {
+            let q = c.queue[i];
+            let queue = self.queues.get(q as usize).ok_or_else(|| invalid(format!("link_columns.queue[{i}]"), format!("queue index {q} is out of range ({} queues)", self.queues.len())))?;
+            out.push(LinkView {
+                from: node("from", i, c.from[i])?,
+                to: node("to", i, c.to[i])?,
+                rate_bps: c.rate_bps[i],
+                delay_ns: c.delay_ns[i],
+                queue,
+                atm: c.atm.get(i).copied().unwrap_or(false),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The TCP settings application `i` uses.
+    pub fn app_tcp(&self, i: usize) -> Result<&TcpSpec> {
+        self.apps[i].tcp.as_ref().or(self.tcp.as_ref()).ok_or_else(|| invalid(format!("apps[{i}].tcp"), "missing, and the scenario gives no shared tcp"))
+    }
 }
 
 impl QueueSpec {
-    pub fn build(&self, field: &str, rate_bps: u64, rng: RngStream) -> Result<QueueDisc> {
+    /// `rng`: the queue's random stream, made only for a queue that draws (RED).
+    pub fn build(&self, field: &str, rate_bps: u64, rng: impl FnOnce() -> RngStream) -> Result<QueueDisc> {
         let limit = |p: Option<u64>, b: Option<u64>| match (p, b) {
             (Some(p), None) => Ok(Limit::Packets(p)),
             (None, Some(b)) => Ok(Limit::Bytes(b)),
@@ -292,7 +369,7 @@ impl QueueSpec {
                     return Err(invalid(format!("{field}.queue"), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
                 }
                 let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
-                Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng))))
+                Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng()))))
             }
             // The port replaces the packet queue; this one is never offered a packet.
             QueueSpec::Ubr { .. } => Ok(QueueDisc::DropTail(DropTail { limit: Limit::Packets(0) })),

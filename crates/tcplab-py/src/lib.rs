@@ -17,18 +17,23 @@ create_exception!(_core, CorePanic, PyException, "The core panicked (a bug in tc
 /// test that a panic reaches Python as an exception.
 const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 
-/// Run a normalized scenario (JSON text) and return the results as JSON text.
+/// Run a normalized scenario (JSON text) and return the results as JSON text:
+/// a list of rows per table, or with `columns`, a list per column.
 ///
 /// The simulation runs with the interpreter lock released.
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario: &str) -> PyResult<String> {
+#[pyo3(signature = (scenario, columns = false))]
+fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
     let owned = scenario.to_owned();
     let res = py.detach(move || {
         catch_unwind(AssertUnwindSafe(|| {
             if std::env::var_os(PANIC_HOOK).is_some() {
                 panic!("{PANIC_HOOK} is set: a deliberate panic");
             }
-            tcplab_core::run_json(&owned).and_then(|r| tcplab_core::stats::to_json(&r).map_err(|e| tcplab_core::Error::Parse(e.to_string())))
+            tcplab_core::run_json(&owned).and_then(|r| {
+                let text = if columns { tcplab_core::stats::to_json_columns(&r).map_err(|e| e.to_string()) } else { tcplab_core::stats::to_json(&r).map_err(|e| e.to_string()) };
+                text.map_err(tcplab_core::Error::Parse)
+            })
         }))
     });
     match res {

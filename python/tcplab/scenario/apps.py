@@ -91,7 +91,7 @@ class BulkApp(_Model):
     start: Start = "0s"
     request: Request = "0B"
     """Request bytes the client sends when the connection opens (with tcp.handshake)."""
-    tcp: TcpOverride = {}  # type: ignore[valid-type]
+    tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
 
 
 class RepeatApp(_Model):
@@ -109,7 +109,7 @@ class RepeatApp(_Model):
     transfer is a request on it (no new handshake or slow start). Each transfer
     is then also a row of res.pages."""
     request: Request = "0B"
-    tcp: TcpOverride = {}  # type: ignore[valid-type]
+    tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
 
 
 class ConstantSize(_Model):
@@ -200,7 +200,7 @@ class WebApp(_Model):
     request; the next page then starts as soon as the previous one completes if
     the think time has already passed)."""
     start: Start = "0s"
-    tcp: TcpOverride = {}  # type: ignore[valid-type]
+    tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
 
 
 class BurstApp(_Model):
@@ -216,7 +216,7 @@ class BurstApp(_Model):
     """Bytes of the whole burst, split evenly (the first total mod flows connections carry a byte more)."""
     start: Start = "0s"
     request: Request = "0B"
-    tcp: TcpOverride = {}  # type: ignore[valid-type]
+    tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
 
     @model_validator(mode="after")
     def _one_size(self) -> "BurstApp":

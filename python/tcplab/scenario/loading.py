@@ -10,9 +10,10 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import FieldProblem, ScenarioError
+from .apps import App
 from .model import Scenario
 
 def read_toml(path: str | Path) -> dict[str, Any]:
@@ -73,13 +74,52 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
     if not isinstance(doc, dict):
         raise ScenarioError("a scenario is a table (dictionary) of tables", source)
     try:
-        sc = Scenario.model_validate(doc)
+        apps = _like_apps(doc.get("apps"))
+        sc = Scenario.model_validate(doc if apps is None else {**doc, "apps": apps})
     except ValidationError as e:
+        if apps is not None:  # report against the document as written
+            try:
+                Scenario.model_validate(doc)
+            except ValidationError as e2:
+                e = e2
         raise ScenarioError(_problems_from(e, doc), source) from None
     problems = sc.problems()
     if problems:
         raise ScenarioError(problems, source)
     return sc
+
+
+_IDENTITY = ("name", "src", "dst")
+_APP = TypeAdapter(App)
+
+
+def _like_apps(apps: Any) -> list[Any] | None:
+    """Applications validated once per run of neighbours that differ only in
+    name, src and dst: a scenario of 100,000 like flows validates one and
+    copies it. None (validate them all the usual way) when any is not a
+    table or fails validation, so errors name the field as written."""
+    if not isinstance(apps, list) or len(apps) < 64:
+        return None
+    out: list[Any] = []
+    last: Any = None
+    last_doc: dict[str, Any] = {}
+    for a in apps:
+        if not isinstance(a, dict):
+            return None
+        if (last is not None and a.keys() == last_doc.keys()
+                and all(v == last_doc[k] for k, v in a.items() if k not in _IDENTITY)
+                and all(type(a[k]) is str for k in _IDENTITY if k in a)):  # fmt: skip
+            m = copy.copy(last)  # a shallow copy: the nested settings are shared, and never changed
+            m.__dict__.update({k: a[k] for k in _IDENTITY if k in a})
+            out.append(m)
+            continue
+        try:
+            last = _APP.validate_python(a)
+        except ValidationError:
+            return None
+        last_doc = a
+        out.append(last)
+    return out
 
 
 def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:

@@ -16,7 +16,7 @@ from .apps import App, BulkApp, RepeatApp, WebApp, core_app
 from .fields import DurationOrNone, NonNegInt, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
-from .topology import Dumbbell, Explicit, Topology, Wireless, _core_topology
+from .topology import Dumbbell, Explicit, Topology, Wireless, _core_topology, link_columns, link_dicts
 
 # ---------------------------------------------------------------- [sim]
 
@@ -66,6 +66,7 @@ class Scenario(_Model):
                 if link.src == link.dst:
                     out.append(FieldProblem(f"topology.links[{i}].to", "a link must join two different nodes", link.dst, True))
         names: dict[str, int] = {}
+        shared_checked: list[FieldProblem] | None = None  # the checks of the shared [tcp], made once
         for i, a in enumerate(self.apps):
             for attr in ("src", "dst"):
                 v = getattr(a, attr)
@@ -77,20 +78,11 @@ class Scenario(_Model):
             if name in names:
                 out.append(FieldProblem(f"apps[{i}].name", f"already used by apps[{names[name]}]; names must be unique", name, True))
             names[name] = i
-            tcp = self.tcp_for(i)
-            if tcp.rto_min > tcp.rto_max:
-                out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
-            if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
-                where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
-                out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))
-            if tcp.mss + tcp.header > 65535:
-                where = f"apps[{i}].tcp.mss" if a.tcp.mss is not None else "tcp.mss"
-                out.append(FieldProblem(where, f"a segment of mss + header = {tcp.mss + tcp.header} bytes does not fit the largest IPv4 packet (65535 bytes)", units.format_size(tcp.mss), True))
-            if tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > MAX_SCALED_WINDOW:
-                where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
-                out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above {MAX_SCALED_WINDOW} (65535 x 2^14), the largest window RFC 7323's scale 14 allows", _fmt_amount(tcp.window), True))
-            if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
-                out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
+            if a.tcp.model_fields_set:
+                out += self._tcp_problems(i, self.tcp_for(i), a)
+            elif shared_checked is None:
+                shared_checked = self._tcp_problems(i, self.tcp, a)
+                out += shared_checked
             if self.sim.duration is None:
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
                 if endless:
@@ -122,24 +114,53 @@ class Scenario(_Model):
                 unique.append(p)
         return unique
 
+    def _tcp_problems(self, i: int, tcp: Tcp, a: Any) -> list[FieldProblem]:
+        """The checks of one application's TCP settings (`a.tcp` names its overrides)."""
+        out: list[FieldProblem] = []
+        if tcp.rto_min > tcp.rto_max:
+            out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
+        if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
+            where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
+            out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))
+        if tcp.mss + tcp.header > 65535:
+            where = f"apps[{i}].tcp.mss" if a.tcp.mss is not None else "tcp.mss"
+            out.append(FieldProblem(where, f"a segment of mss + header = {tcp.mss + tcp.header} bytes does not fit the largest IPv4 packet (65535 bytes)", units.format_size(tcp.mss), True))
+        if tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > MAX_SCALED_WINDOW:
+            where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
+            out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above {MAX_SCALED_WINDOW} (65535 x 2^14), the largest window RFC 7323's scale 14 allows", _fmt_amount(tcp.window), True))
+        if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
+            out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
+        return out
+
     def link_names(self) -> set[str]:
         _, links = _core_topology(self.topology)
-        return {f"{l['from']}->{l['to']}" for l in links}
+        return {f"{l[0]}->{l[1]}" for l in links}
 
     def tcp_for(self, i: int) -> Tcp:
         t = self.apps[i].tcp
+        if not t.model_fields_set:
+            return self.tcp
         over = {k: getattr(t, k) for k in t.model_fields_set if getattr(t, k) is not None}
         return self.tcp.model_copy(update=over) if over else self.tcp
 
-    def to_core(self, pcap_dir: str | None = None) -> dict[str, Any]:
+    def to_core(self, pcap_dir: str | None = None, packed: bool = False) -> dict[str, Any]:
         """The normalized scenario for the core (see crates/tcplab-core/src/scenario.rs).
-        `pcap_dir`: the existing directory that ``trace.pcap``'s captures go to."""
+        `pcap_dir`: the existing directory that ``trace.pcap``'s captures go to.
+
+        `packed`: the compact form of the same scenario, for large ones: links
+        as columns of indices, and the shared TCP settings given once rather
+        than in every application. The plain form is what sweeps hash into
+        run ids, so it stays as it is."""
         nodes, links = _core_topology(self.topology)
         apps = []
         shared = _core_tcp(self.tcp)  # for every application without its own TCP settings
         for i, a in enumerate(self.apps):
             t = self.tcp_for(i)
-            app = {"name": self.app_name(i), **core_app(a), "tcp": dict(shared) if t is self.tcp else _core_tcp(t)}
+            app = {"name": self.app_name(i), **core_app(a)}
+            if t is not self.tcp:
+                app["tcp"] = _core_tcp(t)
+            elif not packed:
+                app["tcp"] = dict(shared)
             apps.append(app)
         losses = []
         for loss in self.losses:
@@ -157,15 +178,14 @@ class Scenario(_Model):
         if tr.pcap:
             trace["pcap"] = [name.split("->") for name in tr.pcap]
             trace["pcap_dir"] = pcap_dir
-        return {
-            "seed": self.sim.seed,
-            "stop_ns": self.sim.duration,
-            "nodes": nodes,
-            "links": links,
-            "apps": apps,
-            "losses": losses,
-            "trace": trace,
-        }
+        out: dict[str, Any] = {"seed": self.sim.seed, "stop_ns": self.sim.duration, "nodes": nodes}
+        if packed:
+            out["link_columns"], out["queues"] = link_columns(nodes, links)
+            out["tcp"] = shared
+        else:
+            out["links"] = link_dicts(links)
+        out.update(apps=apps, losses=losses, trace=trace)
+        return out
 
 
 def _short_list(names: list[str], most: int = 12) -> str:

@@ -3,6 +3,8 @@ and their normalization into the core's explicit list of links."""
 
 from __future__ import annotations
 
+import json
+
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BeforeValidator, Field, model_validator
@@ -231,19 +233,61 @@ def _core_queue(q: Union[DropTailQueue, RedQueue, UbrQueue]) -> dict[str, Any]:
     return out
 
 
-def _core_link(a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> dict[str, Any]:
+#: A link direction in the core's terms: (from, to, rate_bps, delay_ns, queue, atm).
+CoreLink = tuple[str, str, int, int, dict[str, Any], bool]
+
+
+def _core_link(a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> CoreLink:
     # A queue already in the core's form (shared by many links) is used as it is.
-    q = queue if isinstance(queue, dict) else _core_queue(queue)
-    out = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": q}
-    if atm:  # only when set, so stored run ids of other scenarios stay valid
-        out["atm"] = True
+    return (a, b, rate, delay, queue if isinstance(queue, dict) else _core_queue(queue), atm)
+
+
+def link_dicts(links: list[CoreLink]) -> list[dict[str, Any]]:
+    """The core's `links`: one table per link direction."""
+    out = []
+    for a, b, rate, delay, q, atm in links:
+        d = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": q}
+        if atm:  # only when set, so stored run ids of other scenarios stay valid
+            d["atm"] = True
+        out.append(d)
     return out
 
 
-def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], list[dict[str, Any]]]:
-    links: list[dict[str, Any]] = []
+def link_columns(nodes: list[str], links: list[CoreLink]) -> tuple[dict[str, list[Any]], list[dict[str, Any]]]:
+    """The core's packed `link_columns` and their `queues`: nodes and queues
+    by index, a few integers per link."""
+    index = {n: i for i, n in enumerate(nodes)}
+    queues: list[dict[str, Any]] = []
+    by_id: dict[int, int] = {}  # the many links of one side share one queue table
+    by_text: dict[str, int] = {}
+    qcol = []
+    for link in links:
+        q = link[4]
+        k = by_id.get(id(q))
+        if k is None:
+            text = json.dumps(q, sort_keys=True)
+            k = by_text.get(text)
+            if k is None:
+                k = by_text[text] = len(queues)
+                queues.append(q)
+            by_id[id(q)] = k
+        qcol.append(k)
+    cols: dict[str, list[Any]] = {
+        "from": [index[l[0]] for l in links],
+        "to": [index[l[1]] for l in links],
+        "rate_bps": [l[2] for l in links],
+        "delay_ns": [l[3] for l in links],
+        "queue": qcol,
+    }
+    if any(l[5] for l in links):
+        cols["atm"] = [l[5] for l in links]
+    return cols, queues
+
+
+def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], list[CoreLink]]:
+    links: list[CoreLink] = []
     if isinstance(t, Wireless):
-        big = DropTailQueue(limit="1000pkt")
+        big = _core_queue(DropTailQueue(limit="1000pkt"))
         for i in range(t.servers):
             links.append(_core_link(f"s{i}", "gw", t.internet_rate, t.internet_delay, big))
             links.append(_core_link("gw", f"s{i}", t.internet_rate, t.internet_delay, big))

@@ -3,6 +3,7 @@
 //! Events scheduled for the same instant come out in the order they were
 //! scheduled (FIFO), so a run is a pure function of its inputs.
 
+pub mod fxhash;
 pub mod rng;
 pub mod timer;
 

@@ -4,6 +4,7 @@
 //! trace sample and logged packet, the applications' tables, and the
 //! engine's counters.
 
+pub mod columns;
 pub mod results;
 pub mod trace;
 
@@ -231,4 +232,37 @@ pub struct Results {
 /// The results as JSON text.
 pub fn to_json(r: &Results) -> serde_json::Result<String> {
     serde_json::to_string(r)
+}
+
+/// The results as JSON text with each table as columns
+/// (`{"flows": {"id": [...], ...}, ...}`, see [`columns`]); `captures` stays
+/// a list of rows (one per file), and `engine` one object.
+pub fn to_json_columns(r: &Results) -> Result<String, columns::Error> {
+    use columns::Columns;
+    let mut out = Vec::with_capacity(1 << 16);
+    let tables = [
+        ("flows", Columns::of(&r.flows)?),
+        ("links", Columns::of(&r.links)?),
+        ("pages", Columns::of(&r.pages)?),
+        ("traces", Columns::of(&r.traces)?),
+        ("web100", Columns::of(&r.web100)?),
+        ("ports", Columns::of(&r.ports)?),
+        ("packets", Columns::of(&r.packets)?),
+    ];
+    out.push(b'{');
+    for (name, cols) in &tables {
+        out.extend_from_slice(format!("\"{name}\":").as_bytes());
+        cols.write_json(&mut out);
+        out.push(b',');
+    }
+    let json = |e: serde_json::Error| columns::Error(e.to_string());
+    if !r.captures.is_empty() {
+        out.extend_from_slice(b"\"captures\":");
+        serde_json::to_writer(&mut out, &r.captures).map_err(json)?;
+        out.push(b',');
+    }
+    out.extend_from_slice(b"\"engine\":");
+    serde_json::to_writer(&mut out, &r.engine).map_err(json)?;
+    out.push(b'}');
+    Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
 }
