@@ -32,20 +32,23 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             return Err(invalid(format!("nodes[{i}]"), format!("node '{n}' is declared twice")));
         }
     }
-    let node = |field: String, name: &str| -> Result<u32> { index.get(name).copied().ok_or_else(|| invalid(field, format!("unknown node '{name}'"))) };
+    // Field names are formatted only for an error.
+    let node = |field: &dyn Fn() -> String, name: &str| -> Result<u32> { index.get(name).copied().ok_or_else(|| invalid(field(), format!("unknown node '{name}'"))) };
     let views = sc.link_views()?;
     let mut links = Vec::with_capacity(views.len());
     let mut ends = Vec::with_capacity(views.len());
     let mut link_index: HashMap<(u32, u32), u32> = HashMap::default();
     for (i, l) in views.iter().enumerate() {
-        let field = format!("links[{i}]");
-        let a = node(format!("{field}.from"), l.from)?;
-        let b = node(format!("{field}.to"), l.to)?;
+        let field = || format!("links[{i}]");
+        let (a, b) = match l.ends {
+            Some(ends) => ends,
+            None => (node(&|| format!("{}.from", field()), l.from)?, node(&|| format!("{}.to", field()), l.to)?),
+        };
         if a == b {
-            return Err(invalid(field, "a link joins two different nodes"));
+            return Err(invalid(field(), "a link joins two different nodes"));
         }
         if l.rate_bps == 0 {
-            return Err(invalid(format!("{field}.rate"), "must be positive"));
+            return Err(invalid(format!("{}.rate", field()), "must be positive"));
         }
         let rng = || RngStream::new(sc.seed, &format!("queue/{}->{}", l.from, l.to));
         let mut link = Link::new(a, b, l.rate_bps, Dur::from_ns(l.delay_ns), l.queue.build(&field, l.rate_bps, rng)?);
@@ -76,8 +79,10 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     let mut app_index: HashMap<&str, u32> = HashMap::default();
     for (i, a) in sc.apps.iter().enumerate() {
         let field = format!("apps[{i}]");
-        let src = node(format!("{field}.src"), &a.src)?;
-        let dst = node(format!("{field}.dst"), &a.dst)?;
+        let (src, dst) = match a.node_ids {
+            Some(ids) => ids,
+            None => (node(&|| format!("{field}.src"), &a.src)?, node(&|| format!("{field}.dst"), &a.dst)?),
+        };
         if src == dst {
             return Err(invalid(format!("{field}.dst"), "is the same node as src"));
         }
@@ -106,7 +111,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     }
     for (i, (a, b)) in sc.trace.links.iter().enumerate() {
         let field = format!("trace.links[{i}]");
-        let (a, b) = (node(field.clone(), a)?, node(field.clone(), b)?);
+        let (a, b) = (node(&|| field.clone(), a)?, node(&|| field.clone(), b)?);
         let l = *link_index.get(&(a, b)).ok_or_else(|| invalid(field, "no such link"))?;
         taps[l as usize].log = true;
     }
@@ -125,7 +130,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     let mut captured = Vec::new();
     for (i, (a, b)) in sc.trace.pcap.iter().enumerate() {
         let field = format!("trace.pcap[{i}]");
-        let (na, nb) = (node(field.clone(), a)?, node(field.clone(), b)?);
+        let (na, nb) = (node(&|| field.clone(), a)?, node(&|| field.clone(), b)?);
         let l = *link_index.get(&(na, nb)).ok_or_else(|| invalid(field, "no such link"))?;
         captured.push((l, format!("{a}->{b}")));
     }

@@ -36,7 +36,15 @@ pub struct Scenario {
     /// The TCP settings of every application that has none of its own.
     #[serde(default)]
     pub tcp: Option<TcpSpec>,
+    #[serde(default)]
     pub apps: Vec<AppSpec>,
+    /// The packed form of more applications, after `apps`: name, nodes (by
+    /// index) and a template (by index into `app_templates`) each.
+    #[serde(default)]
+    pub app_columns: Option<AppColumns>,
+    /// Applications without name, src and dst, shared by `app_columns`.
+    #[serde(default)]
+    pub app_templates: Vec<AppSpec>,
     /// Let links whose packets all continue onto a link fed by them alone hand
     /// packets on without an arrival event (same results, fewer events).
     #[serde(default = "yes")]
@@ -120,11 +128,23 @@ pub struct LinkColumns {
     pub atm: Vec<bool>,
 }
 
+/// Applications as columns of equal length (see [`Scenario::app_columns`]).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppColumns {
+    pub name: Vec<String>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub template: Vec<u32>,
+}
+
 /// One link of either form, as the builder reads it.
 #[derive(Debug, Clone, Copy)]
 pub struct LinkView<'a> {
     pub from: &'a str,
     pub to: &'a str,
+    /// The indices of `from` and `to` in `nodes`, when the packed form gave them.
+    pub ends: Option<(u32, u32)>,
     pub rate_bps: u64,
     pub delay_ns: u64,
     pub queue: &'a QueueSpec,
@@ -158,7 +178,7 @@ pub enum QueueSpec {
     },
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ThinkSpec {
     Constant { ns: u64 },
@@ -166,14 +186,22 @@ pub enum ThinkSpec {
     Exponential { mean_ns: u64 },
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AppSpec {
+    /// Name, src and dst are absent only from the templates of `app_columns`.
+    #[serde(default)]
     pub name: String,
     /// "bulk", "repeat", "web" or "burst".
     pub kind: String,
+    #[serde(default)]
     pub src: String,
+    #[serde(default)]
     pub dst: String,
+    /// The indices of src and dst in `nodes`, when the packed form gave them
+    /// (then src and dst stay empty).
+    #[serde(skip)]
+    pub node_ids: Option<(u32, u32)>,
     /// When the application first wakes; with `start_max_ns`, the low end
     /// of a range the start is drawn from uniformly (per seed).
     pub start_ns: u64,
@@ -199,7 +227,7 @@ pub struct AppSpec {
     pub tcp: Option<TcpSpec>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WebSpec {
     pub http11: bool,
@@ -218,7 +246,7 @@ pub struct WebSpec {
     pub think_from_start: bool,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeSpec {
     Constant { bytes: u64 },
@@ -256,7 +284,7 @@ impl SizeSpec {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     pub cc: String,
@@ -310,7 +338,35 @@ fn invalid(field: String, message: impl Into<String>) -> Error {
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario> {
-        serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))
+        let mut sc: Scenario = serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))?;
+        sc.unpack_apps()?;
+        Ok(sc)
+    }
+
+    /// Append the applications of `app_columns` to `apps`.
+    fn unpack_apps(&mut self) -> Result<()> {
+        let Some(c) = self.app_columns.take() else { return Ok(()) };
+        let n = c.name.len();
+        if c.src.len() != n || c.dst.len() != n || c.template.len() != n {
+            return Err(invalid("app_columns".into(), "every column must have one entry per application"));
+        }
+        let nodes = self.nodes.len();
+        let node = |col: &str, i: usize, k: u32| -> Result<u32> {
+            if (k as usize) < nodes {
+                Ok(k)
+            } else {
+                Err(invalid(format!("app_columns.{col}[{i}]"), format!("node index {k} is out of range ({nodes} nodes)")))
+            }
+        };
+        let mut apps = Vec::with_capacity(n);
+        for (i, name) in c.name.into_iter().enumerate() {
+            let k = c.template[i] as usize;
+            let t = self.app_templates.get(k).ok_or_else(|| invalid(format!("app_columns.template[{i}]"), format!("template index {k} is out of range ({} templates)", self.app_templates.len())))?;
+            let ids = (node("src", i, c.src[i])?, node("dst", i, c.dst[i])?);
+            apps.push(AppSpec { name, node_ids: Some(ids), ..t.clone() });
+        }
+        self.apps.append(&mut apps);
+        Ok(())
     }
 
     /// Every link: those of `links`, then those of `link_columns`, whose
@@ -319,7 +375,7 @@ impl Scenario {
         let mut out: Vec<LinkView<'_>> = self
             .links
             .iter()
-            .map(|l| LinkView { from: &l.from, to: &l.to, rate_bps: l.rate_bps, delay_ns: l.delay_ns, queue: &l.queue, atm: l.atm })
+            .map(|l| LinkView { from: &l.from, to: &l.to, ends: None, rate_bps: l.rate_bps, delay_ns: l.delay_ns, queue: &l.queue, atm: l.atm })
             .collect();
         let Some(c) = &self.link_columns else { return Ok(out) };
         let n = c.from.len();
@@ -336,6 +392,7 @@ impl Scenario {
             out.push(LinkView {
                 from: node("from", i, c.from[i])?,
                 to: node("to", i, c.to[i])?,
+                ends: Some((c.from[i], c.to[i])),
                 rate_bps: c.rate_bps[i],
                 delay_ns: c.delay_ns[i],
                 queue,
@@ -353,20 +410,21 @@ impl Scenario {
 
 impl QueueSpec {
     /// `rng`: the queue's random stream, made only for a queue that draws (RED).
-    pub fn build(&self, field: &str, rate_bps: u64, rng: impl FnOnce() -> RngStream) -> Result<QueueDisc> {
+    /// `field` names the link, and is called only to report an error.
+    pub fn build(&self, field: &dyn Fn() -> String, rate_bps: u64, rng: impl FnOnce() -> RngStream) -> Result<QueueDisc> {
         let limit = |p: Option<u64>, b: Option<u64>| match (p, b) {
             (Some(p), None) => Ok(Limit::Packets(p)),
             (None, Some(b)) => Ok(Limit::Bytes(b)),
-            _ => Err(invalid(format!("{field}.queue"), "give exactly one of a packet limit and a byte limit")),
+            _ => Err(invalid(format!("{}.queue", field()), "give exactly one of a packet limit and a byte limit")),
         };
         match *self {
             QueueSpec::Droptail { limit_pkts, limit_bytes } => Ok(QueueDisc::DropTail(DropTail { limit: limit(limit_pkts, limit_bytes)? })),
             QueueSpec::Red { limit_pkts, limit_bytes, min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes } => {
                 if !(min_th >= 0.0 && max_th > min_th) {
-                    return Err(invalid(format!("{field}.queue.max_th"), "must be above min_th"));
+                    return Err(invalid(format!("{}.queue.max_th", field()), "must be above min_th"));
                 }
                 if !((0.0..=1.0).contains(&max_p) && w_q > 0.0 && w_q <= 1.0) || mean_pkt_bytes == 0 {
-                    return Err(invalid(format!("{field}.queue"), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
+                    return Err(invalid(format!("{}.queue", field()), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
                 }
                 let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
                 Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng()))))
@@ -377,14 +435,14 @@ impl QueueSpec {
     }
 
     /// The UBR port of a `ubr` queue on an ATM link whose cells take `cell_time`.
-    pub fn ubr_port(&self, field: &str, atm: bool, cell_time: Dur) -> Result<Option<UbrPort>> {
+    pub fn ubr_port(&self, field: &dyn Fn() -> String, atm: bool, cell_time: Dur) -> Result<Option<UbrPort>> {
         let QueueSpec::Ubr { buffer_cells, r, z, ref policy } = *self else { return Ok(None) };
         if !atm {
-            return Err(invalid(format!("{field}.queue"), "a ubr queue needs an ATM link (atm = true)"));
+            return Err(invalid(format!("{}.queue", field()), "a ubr queue needs an ATM link (atm = true)"));
         }
-        let policy = Policy::parse(policy).ok_or_else(|| invalid(format!("{field}.queue.policy"), format!("'{policy}' is not a drop policy; allowed: ubr, epd, sd")))?;
+        let policy = Policy::parse(policy).ok_or_else(|| invalid(format!("{}.queue.policy", field()), format!("'{policy}' is not a drop policy; allowed: ubr, epd, sd")))?;
         if buffer_cells == 0 || !(0.0..=1.0).contains(&r) || z.is_nan() || z <= 0.0 {
-            return Err(invalid(format!("{field}.queue"), "buffer at least 1 cell, r within [0, 1], z positive"));
+            return Err(invalid(format!("{}.queue", field()), "buffer at least 1 cell, r within [0, 1], z positive"));
         }
         Ok(Some(UbrPort::new(UbrConfig { buffer_cells, r, z, policy }, cell_time)))
     }

@@ -4,6 +4,7 @@ validation errors that name each bad field, its value and what is allowed."""
 from __future__ import annotations
 
 import copy
+import operator
 import tomllib
 import types
 import typing
@@ -102,24 +103,42 @@ def _like_apps(apps: Any) -> list[Any] | None:
         return None
     out: list[Any] = []
     last: Any = None
-    last_doc: dict[str, Any] = {}
+    last_keys: Any = None
+    rest: Any = None
+    last_rest: Any = None
     for a in apps:
         if not isinstance(a, dict):
             return None
-        if (last is not None and a.keys() == last_doc.keys()
-                and all(v == last_doc[k] for k, v in a.items() if k not in _IDENTITY)
-                and all(type(a[k]) is str for k in _IDENTITY if k in a)):  # fmt: skip
-            m = copy.copy(last)  # a shallow copy: the nested settings are shared, and never changed
-            m.__dict__.update({k: a[k] for k in _IDENTITY if k in a})
-            out.append(m)
-            continue
+        if last is not None and a.keys() == last_keys and rest(a) == last_rest:
+            ident = {k: a[k] for k in _IDENTITY if k in a}
+            if all(type(v) is str for v in ident.values()):
+                out.append(_sibling(last, ident))
+                continue
         try:
             last = _APP.validate_python(a)
         except ValidationError:
             return None
-        last_doc = a
+        last_keys = a.keys()
+        others = [k for k in a if k not in _IDENTITY]
+        rest = operator.itemgetter(*others) if others else (lambda _: ())
+        last_rest = rest(a)
         out.append(last)
     return out
+
+
+def _sibling(m: Any, ident: dict[str, str]) -> Any:
+    """A shallow copy of model `m` (as ``copy.copy`` makes one, for models
+    without extra or private fields) with the fields in `ident` replaced. The
+    nested settings are shared, and nothing changes them."""
+    cls = type(m)
+    c = cls.__new__(cls)
+    d = m.__dict__.copy()
+    d.update(ident)
+    object.__setattr__(c, "__dict__", d)
+    object.__setattr__(c, "__pydantic_extra__", None)
+    object.__setattr__(c, "__pydantic_fields_set__", m.__pydantic_fields_set__ | ident.keys())
+    object.__setattr__(c, "__pydantic_private__", None)
+    return c
 
 
 def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:

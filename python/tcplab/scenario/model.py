@@ -3,6 +3,7 @@ checks that need all of it, and its normalization for the core."""
 
 from __future__ import annotations
 
+import operator
 from typing import Annotated, Any, Union
 
 from pydantic import Field
@@ -16,7 +17,7 @@ from .apps import App, BulkApp, RepeatApp, WebApp, core_app
 from .fields import DurationOrNone, NonNegInt, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
-from .topology import Dumbbell, Explicit, Topology, Wireless, _core_topology, link_columns, link_dicts
+from .topology import Dumbbell, Explicit, LinkTable, Topology, Wireless, _core_topology
 
 # ---------------------------------------------------------------- [sim]
 
@@ -65,19 +66,36 @@ class Scenario(_Model):
                         out.append(FieldProblem(f"topology.links[{i}].{key}", f"unknown node; allowed: {allowed}", v, True))
                 if link.src == link.dst:
                     out.append(FieldProblem(f"topology.links[{i}].to", "a link must join two different nodes", link.dst, True))
-        names: dict[str, int] = {}
+        out += self._app_problems(known, allowed)
+        return self._more_problems(out)
+
+    def _app_problems(self, known: set[str], allowed: str) -> list[FieldProblem]:
+        apps = self.apps
+        # A quick pass over every application finds most scenarios sound;
+        # only otherwise does each application get its own checks and messages.
+        srcs = [a.src for a in apps]
+        dsts = [a.dst for a in apps]
+        names = [a.name or f"app{i}" for i, a in enumerate(apps)]
+        sound = (
+            known.issuperset(srcs) and known.issuperset(dsts) and all(map(str.__ne__, srcs, dsts))
+            and len(set(names)) == len(names) and not any(a.tcp.model_fields_set for a in apps) and self.sim.duration is not None
+        )  # fmt: skip
+        if sound:
+            return self._tcp_problems(0, self.tcp, apps[0])
+        out: list[FieldProblem] = []
+        names_seen: dict[str, int] = {}
         shared_checked: list[FieldProblem] | None = None  # the checks of the shared [tcp], made once
-        for i, a in enumerate(self.apps):
+        for i, a in enumerate(apps):
             for attr in ("src", "dst"):
                 v = getattr(a, attr)
                 if v not in known:
                     out.append(FieldProblem(f"apps[{i}].{attr}", f"unknown node; allowed: {allowed}", v, True))
             if a.src == a.dst:
                 out.append(FieldProblem(f"apps[{i}].dst", "must differ from src", a.dst, True))
-            name = self.app_name(i)
-            if name in names:
-                out.append(FieldProblem(f"apps[{i}].name", f"already used by apps[{names[name]}]; names must be unique", name, True))
-            names[name] = i
+            name = names[i]
+            if name in names_seen:
+                out.append(FieldProblem(f"apps[{i}].name", f"already used by apps[{names_seen[name]}]; names must be unique", name, True))
+            names_seen[name] = i
             if a.tcp.model_fields_set:
                 out += self._tcp_problems(i, self.tcp_for(i), a)
             elif shared_checked is None:
@@ -87,9 +105,12 @@ class Scenario(_Model):
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
+        return out
+
+    def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
         # Link names only matter to loss rules and the packet log.
         links = self.link_names() if self.losses or self.trace.links or self.trace.pcap else set()
-        app_names = [self.app_name(i) for i in range(len(self.apps))]
+        app_names = [self.app_name(i) for i in range(len(self.apps))] if self.losses or self.trace.apps else []
         listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
         for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed:
             for k, name in enumerate(names):
@@ -133,8 +154,7 @@ class Scenario(_Model):
         return out
 
     def link_names(self) -> set[str]:
-        _, links = _core_topology(self.topology)
-        return {f"{l[0]}->{l[1]}" for l in links}
+        return _core_topology(self.topology).names()
 
     def tcp_for(self, i: int) -> Tcp:
         t = self.apps[i].tcp
@@ -148,20 +168,54 @@ class Scenario(_Model):
         `pcap_dir`: the existing directory that ``trace.pcap``'s captures go to.
 
         `packed`: the compact form of the same scenario, for large ones: links
-        as columns of indices, and the shared TCP settings given once rather
-        than in every application. The plain form is what sweeps hash into
-        run ids, so it stays as it is."""
-        nodes, links = _core_topology(self.topology)
-        apps = []
+        and applications as columns of indices (applications share templates
+        of everything but their name and nodes), and the shared TCP settings
+        given once. The plain form is what sweeps hash into run ids, so it
+        stays as it is."""
+        lt = _core_topology(self.topology)
         shared = _core_tcp(self.tcp)  # for every application without its own TCP settings
+        if packed:
+            return self._packed(lt, shared, pcap_dir)
+        apps = []
         for i, a in enumerate(self.apps):
             t = self.tcp_for(i)
-            app = {"name": self.app_name(i), **core_app(a)}
-            if t is not self.tcp:
-                app["tcp"] = _core_tcp(t)
-            elif not packed:
-                app["tcp"] = dict(shared)
-            apps.append(app)
+            apps.append({"name": self.app_name(i), **core_app(a), "tcp": dict(shared) if t is self.tcp else _core_tcp(t)})
+        return self._core_doc(lt.nodes, {"links": lt.dicts(), "apps": apps}, pcap_dir)
+
+    def _packed(self, lt: LinkTable, shared: dict[str, Any], pcap_dir: str | None) -> dict[str, Any]:
+        index = lt.index
+        names, srcs, dsts, which = [], [], [], []
+        templates: list[dict[str, Any]] = []
+        prev_type: Any = None
+        prev_rest: Any = None
+        getters: dict[type, Any] = {}
+        for i, a in enumerate(self.apps):
+            # Neighbours equal in every setting but name and nodes (such as the
+            # copies scenario loading makes of like applications) share a template.
+            kind = type(a)
+            get = getters.get(kind)
+            if get is None:
+                get = getters[kind] = operator.itemgetter(*[k for k in kind.model_fields if k not in _IDENTITY])
+            rest = get(a.__dict__)
+            if kind is not prev_type or rest != prev_rest:
+                t = self.tcp_for(i)
+                tmpl = core_app(a)
+                del tmpl["src"], tmpl["dst"]
+                if t is not self.tcp:
+                    tmpl["tcp"] = _core_tcp(t)
+                templates.append(tmpl)
+                prev_type, prev_rest = kind, rest
+            names.append(a.name or f"app{i}")
+            srcs.append(index[a.src])
+            dsts.append(index[a.dst])
+            which.append(len(templates) - 1)
+        body = {
+            "link_columns": lt.packed(), "queues": lt.queues, "tcp": shared,
+            "app_columns": {"name": names, "src": srcs, "dst": dsts, "template": which}, "app_templates": templates,
+        }  # fmt: skip
+        return self._core_doc(lt.nodes, body, pcap_dir)
+
+    def _core_doc(self, nodes: list[str], body: dict[str, Any], pcap_dir: str | None) -> dict[str, Any]:
         losses = []
         for loss in self.losses:
             a, b = loss.link.split("->")
@@ -178,14 +232,11 @@ class Scenario(_Model):
         if tr.pcap:
             trace["pcap"] = [name.split("->") for name in tr.pcap]
             trace["pcap_dir"] = pcap_dir
-        out: dict[str, Any] = {"seed": self.sim.seed, "stop_ns": self.sim.duration, "nodes": nodes}
-        if packed:
-            out["link_columns"], out["queues"] = link_columns(nodes, links)
-            out["tcp"] = shared
-        else:
-            out["links"] = link_dicts(links)
-        out.update(apps=apps, losses=losses, trace=trace)
-        return out
+        return {"seed": self.sim.seed, "stop_ns": self.sim.duration, "nodes": nodes, **body, "losses": losses, "trace": trace}
+
+
+#: What tells like applications apart.
+_IDENTITY = ("name", "src", "dst")
 
 
 def _short_list(names: list[str], most: int = 12) -> str:

@@ -233,99 +233,106 @@ def _core_queue(q: Union[DropTailQueue, RedQueue, UbrQueue]) -> dict[str, Any]:
     return out
 
 
-#: A link direction in the core's terms: (from, to, rate_bps, delay_ns, queue, atm).
-CoreLink = tuple[str, str, int, int, dict[str, Any], bool]
+class LinkTable:
+    """A topology's link directions in the core's terms, as columns: nodes by
+    index into `nodes`, queues by index into `queues` (each distinct queue
+    once). Written out as the plain `links` list or the packed columns."""
+
+    def __init__(self, nodes: list[str]):
+        self.nodes = nodes
+        self.index = {n: i for i, n in enumerate(nodes)}
+        self.cols: dict[str, list[int]] = {"from": [], "to": [], "rate_bps": [], "delay_ns": [], "queue": []}
+        self.atm: list[bool] = []
+        self.queues: list[dict[str, Any]] = []
+        self._queue_ids: dict[str, int] = {}
+
+    def queue(self, q: Any) -> int:
+        """The index of queue `q` (a queue model, or one in the core's form)."""
+        d = q if isinstance(q, dict) else _core_queue(q)
+        text = json.dumps(d, sort_keys=True)
+        if text not in self._queue_ids:
+            self._queue_ids[text] = len(self.queues)
+            self.queues.append(d)
+        return self._queue_ids[text]
+
+    def add(self, a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> None:
+        self.extend([self.index[a]], [self.index[b]], rate, [delay], self.queue(queue), atm)
+
+    def extend(self, frm: list[int], to: list[int], rate: int, delays: list[int], queue: int, atm: bool) -> None:
+        """Links frm[i] -> to[i], all of one rate, queue and kind."""
+        c = self.cols
+        n = len(frm)
+        c["from"] += frm
+        c["to"] += to
+        c["rate_bps"] += [rate] * n
+        c["delay_ns"] += delays
+        c["queue"] += [queue] * n
+        self.atm += [atm] * n
+
+    def names(self) -> set[str]:
+        """Every link direction as 'from->to'."""
+        n = self.nodes
+        return {f"{n[a]}->{n[b]}" for a, b in zip(self.cols["from"], self.cols["to"])}
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """The core's plain `links`: one table per link direction."""
+        n, c = self.nodes, self.cols
+        out = []
+        for a, b, rate, delay, q, atm in zip(c["from"], c["to"], c["rate_bps"], c["delay_ns"], c["queue"], self.atm):
+            d = {"from": n[a], "to": n[b], "rate_bps": rate, "delay_ns": delay, "queue": self.queues[q]}
+            if atm:  # only when set, so stored run ids of other scenarios stay valid
+                d["atm"] = True
+            out.append(d)
+        return out
+
+    def packed(self) -> dict[str, Any]:
+        """The core's packed `link_columns` (with `atm` only if some link is)."""
+        cols: dict[str, Any] = dict(self.cols)
+        if any(self.atm):
+            cols["atm"] = self.atm
+        return cols
 
 
-def _core_link(a: str, b: str, rate: int, delay: int, queue: Any, atm: bool = False) -> CoreLink:
-    # A queue already in the core's form (shared by many links) is used as it is.
-    return (a, b, rate, delay, queue if isinstance(queue, dict) else _core_queue(queue), atm)
-
-
-def link_dicts(links: list[CoreLink]) -> list[dict[str, Any]]:
-    """The core's `links`: one table per link direction."""
-    out = []
-    for a, b, rate, delay, q, atm in links:
-        d = {"from": a, "to": b, "rate_bps": rate, "delay_ns": delay, "queue": q}
-        if atm:  # only when set, so stored run ids of other scenarios stay valid
-            d["atm"] = True
-        out.append(d)
-    return out
-
-
-def link_columns(nodes: list[str], links: list[CoreLink]) -> tuple[dict[str, list[Any]], list[dict[str, Any]]]:
-    """The core's packed `link_columns` and their `queues`: nodes and queues
-    by index, a few integers per link."""
-    index = {n: i for i, n in enumerate(nodes)}
-    queues: list[dict[str, Any]] = []
-    by_id: dict[int, int] = {}  # the many links of one side share one queue table
-    by_text: dict[str, int] = {}
-    qcol = []
-    for link in links:
-        q = link[4]
-        k = by_id.get(id(q))
-        if k is None:
-            text = json.dumps(q, sort_keys=True)
-            k = by_text.get(text)
-            if k is None:
-                k = by_text[text] = len(queues)
-                queues.append(q)
-            by_id[id(q)] = k
-        qcol.append(k)
-    cols: dict[str, list[Any]] = {
-        "from": [index[l[0]] for l in links],
-        "to": [index[l[1]] for l in links],
-        "rate_bps": [l[2] for l in links],
-        "delay_ns": [l[3] for l in links],
-        "queue": qcol,
-    }
-    if any(l[5] for l in links):
-        cols["atm"] = [l[5] for l in links]
-    return cols, queues
-
-
-def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> tuple[list[str], list[CoreLink]]:
-    links: list[CoreLink] = []
+def _core_topology(t: Union[Dumbbell, Explicit, Wireless]) -> LinkTable:
     if isinstance(t, Wireless):
+        lt = LinkTable(t.nodes())
         big = _core_queue(DropTailQueue(limit="1000pkt"))
         for i in range(t.servers):
-            links.append(_core_link(f"s{i}", "gw", t.internet_rate, t.internet_delay, big))
-            links.append(_core_link("gw", f"s{i}", t.internet_rate, t.internet_delay, big))
+            lt.add(f"s{i}", "gw", t.internet_rate, t.internet_delay, big)
+            lt.add("gw", f"s{i}", t.internet_rate, t.internet_delay, big)
         rate, delay, queue = t.wireless_link()
-        links.append(_core_link("gw", "m0", rate, delay, queue))
-        links.append(_core_link("m0", "gw", rate, delay, big))
-        return t.nodes(), links
+        lt.add("gw", "m0", rate, delay, queue)
+        lt.add("m0", "gw", rate, delay, big)
+        return lt
     if isinstance(t, Dumbbell):
-        for side, n, router, prefix in (("left_access", t.left, "r0", "s"), ("right_access", t.right, "r1", "k")):
+        # Hosts s0.. are nodes 0..left-1, then r0 and r1, then hosts k0...
+        lt = LinkTable(t.nodes())
+        r0, r1 = t.left, t.left + 1
+        for side, n, router, first in (("left_access", t.left, r0, 0), ("right_access", t.right, r1, t.left + 2)):
             acc: AccessParams = getattr(t, side)
-            q = _core_queue(acc.queue)  # once per side, not once per host
-            for i in range(n):
-                d = acc.delay[i] if len(acc.delay) > 1 else acc.delay[0]
-                host = f"{prefix}{i}"
-                if side == "left_access":
-                    links.append(_core_link(host, router, acc.rate, d, q, t.atm))
-                    links.append(_core_link(router, host, acc.rate, d, q, t.atm))
-                else:
-                    links.append(_core_link(router, host, acc.rate, d, q, t.atm))
-                    links.append(_core_link(host, router, acc.rate, d, q, t.atm))
-            if side == "left_access":
+            q = lt.queue(acc.queue)
+            delays = [d for d in (acc.delay if len(acc.delay) > 1 else acc.delay * n) for _ in (0, 1)]
+            hosts = range(first, first + n)
+            # Each host's two directions in turn: outward from the host first on the left, inward first on the right.
+            out_first = side == "left_access"
+            frm = [x for h in hosts for x in ((h, router) if out_first else (router, h))]
+            to = [x for h in hosts for x in ((router, h) if out_first else (h, router))]
+            lt.extend(frm, to, acc.rate, delays, q, t.atm)
+            if out_first:
                 b = t.bottleneck
-                links.append(_core_link("r0", "r1", b.rate, b.delay, b.queue, t.atm))
-                links.append(_core_link("r1", "r0", b.rate, b.delay, b.queue, t.atm))
-        return t.nodes(), links
+                lt.extend([r0, r1], [r1, r0], b.rate, [b.delay, b.delay], lt.queue(b.queue), t.atm)
+        return lt
+    lt = LinkTable(t.node_list())
     for link in t.links:
-        links.append(_core_link(link.src, link.dst, link.rate, link.delay, link.queue, link.atm))
+        lt.add(link.src, link.dst, link.rate, link.delay, link.queue, link.atm)
         if link.duplex:
             r = link.reverse or LinkOverride()
-            links.append(
-                _core_link(
-                    link.dst,
-                    link.src,
-                    r.rate if r.rate is not None else link.rate,
-                    r.delay if r.delay is not None else link.delay,
-                    r.queue if r.queue is not None else link.queue,
-                    link.atm,
-                )
+            lt.add(
+                link.dst,
+                link.src,
+                r.rate if r.rate is not None else link.rate,
+                r.delay if r.delay is not None else link.delay,
+                r.queue if r.queue is not None else link.queue,
+                link.atm,
             )
-    return t.node_list(), links
-
+    return lt

@@ -1,0 +1,113 @@
+"""The packed core scenario and the columnar results are encodings, not models.
+
+`tcplab.run` hands the core the packed form (links and applications as index
+columns, TCP settings and application templates shared) and reads its
+results as columns; sweeps hash and send the plain form. Both must give the
+same results, row for row, and like applications validated once and copied
+must equal applications validated one by one.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tcplab
+from tcplab import _core
+from tcplab.api import TABLES, rows_of, without_wall_clock
+from tcplab.errors import ScenarioError
+from tcplab.scenario.loading import _like_apps, validate
+
+from .conftest import dumbbell
+from .golden_cases import cases
+
+CASES = cases()
+
+
+def _rows(out: dict, columns: bool) -> dict:
+    tables = {t: rows_of(out[t]) if columns else out[t] for t in TABLES}
+    return {**tables, "engine": without_wall_clock(out["engine"])}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_packed_form_and_columns_give_the_plain_results(name: str) -> None:
+    sc = tcplab.load(CASES[name])
+    plain = json.loads(_core.run_json(json.dumps(sc.to_core())))
+    packed_doc = sc.to_core(packed=True)
+    assert "links" not in packed_doc and "app_columns" in packed_doc
+    packed = json.loads(_core.run_json(json.dumps(packed_doc), True))
+    assert _rows(packed, True) == _rows(plain, False)
+    # A plain application without TCP overrides carries the settings the packed form gives once.
+    for a, plain_app in zip(sc.apps, sc.to_core()["apps"]):
+        if not a.tcp.model_fields_set:
+            assert plain_app["tcp"] == packed_doc["tcp"]
+
+
+def _like(n: int, **extra) -> dict:
+    apps = [{"type": "bulk", "name": f"f{i}", "src": f"s{i}", "dst": f"k{i}", "size": "200kB", "start": {"type": "uniform", "min": "0s", "max": "1s"}, **extra}
+            for i in range(n)]  # fmt: skip
+    return dumbbell(left=n, right=n, duration="3s", apps=apps)
+
+
+def test_like_applications_are_validated_once_and_equal_those_validated_each() -> None:
+    doc = _like(100)
+    copies = _like_apps(doc["apps"])
+    assert copies is not None and len(copies) == 100
+    one_by_one = tcplab.load({**doc, "apps": doc["apps"][:50]}).apps + tcplab.load({**doc, "apps": doc["apps"][50:]}).apps
+    assert [a.model_dump() for a in copies] == [a.model_dump() for a in one_by_one]
+    assert [a.model_fields_set for a in copies] == [a.model_fields_set for a in one_by_one]
+    # One template in the packed form; names and nodes by column.
+    core = tcplab.load(doc).to_core(packed=True)
+    assert len(core["app_templates"]) == 1
+    assert core["app_columns"]["name"][:3] == ["f0", "f1", "f2"]
+    nodes = core["nodes"]
+    assert [nodes[k] for k in core["app_columns"]["src"][:2]] == ["s0", "s1"]
+
+
+def test_a_bad_application_among_like_ones_is_reported_as_written() -> None:
+    doc = _like(80)
+    doc["apps"][70]["src"] = 5  # not a node name (a string)
+    doc["apps"][75]["bogus"] = 1
+    with pytest.raises(ScenarioError) as e:
+        validate(doc)
+    fields = sorted(p.field for p in e.value.problems)
+    assert fields == ["apps[70].src", "apps[75].bogus"], fields
+
+
+def test_applications_that_differ_get_their_own_templates() -> None:
+    doc = _like(70)
+    doc["apps"][10]["size"] = "300kB"
+    doc["apps"][20]["tcp"] = {"iw": 4}
+    core = tcplab.load(doc).to_core(packed=True)
+    # Runs: 0-9, 10, 11-19, 20, 21-69.
+    assert len(core["app_templates"]) == 5
+    assert core["app_columns"]["template"][9:12] == [0, 1, 2]
+    assert core["app_templates"][3]["tcp"]["iw_bytes"] == 4 * 1460
+    assert "tcp" not in core["app_templates"][0]
+
+
+def test_the_core_checks_packed_indices() -> None:
+    sc = tcplab.load(_like(2))
+    doc = sc.to_core(packed=True)
+    doc["link_columns"]["to"][3] = 999
+    with pytest.raises(ScenarioError, match=r"link_columns.to\[3\].*out of range"):
+        tcplab.api.run_core(json.dumps(doc))
+    doc = sc.to_core(packed=True)
+    doc["app_columns"]["template"][1] = 7
+    with pytest.raises(ScenarioError, match=r"app_columns.template\[1\].*out of range"):
+        tcplab.api.run_core(json.dumps(doc))
+    doc = sc.to_core(packed=True)
+    del doc["tcp"]
+    with pytest.raises(ScenarioError, match=r"apps\[0\].tcp"):
+        tcplab.api.run_core(json.dumps(doc))
+
+
+def test_dataframes_from_columns_keep_the_row_types() -> None:
+    res = tcplab.run(CASES["handshake-losses"])
+    flows = res.flows
+    assert str(flows["id"].dtype) == "int64"
+    assert str(flows["goodput_bps"].dtype) == "float64"
+    assert str(flows["completed"].dtype) == "bool"
+    assert flows["app"].tolist() == [r["app"] for r in res.raw["flows"]]
+    assert flows["srtt_s"].tolist() == [r["srtt_s"] for r in res.raw["flows"]]
