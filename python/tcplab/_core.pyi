@@ -10,3 +10,8 @@ class CorePanic(Exception): ...
 def run_json(scenario: str, columns: bool = False) -> str:
     """Run a normalized scenario given as JSON text; return the results as JSON
     text: each table a list of rows, or with `columns`, an object of columns."""
+
+def run_columns(scenario: str) -> tuple[str, list[bytearray]]:
+    """Run a normalized scenario; return its results as columns: JSON text in
+    which each column of numbers is ``{"bin": k, "dtype": "<i8" | "<f8"}``,
+    and the list of those columns' little-endian bytes."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -29,13 +31,15 @@ def _frame(table: dict[str, list[Any]], columns: list[str]) -> "pd.DataFrame":
     return pd.DataFrame({c: _column(table[c]) for c in columns}, columns=columns, copy=False)
 
 
-def _column(values: list[Any]) -> Any:
+def _column(values: Any) -> Any:
     """A numeric column as a NumPy array: pandas' type inference over a list
     costs several times more. An all-integer column becomes int64 and a float
     column float64 (None as NaN), as pandas would infer them; any other
     column (strings, booleans, integers with None) is left to pandas."""
     import numpy as np
 
+    if isinstance(values, array):
+        return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64)
     if values:
         kind = type(values[0])
         try:
@@ -52,12 +56,13 @@ def _column(values: list[Any]) -> Any:
 TABLES = ("flows", "links", "pages", "traces", "web100", "ports", "packets")
 
 
-def rows_of(table: dict[str, list[Any]], which: "Iterable[int] | None" = None) -> list[dict[str, Any]]:
-    """A table given as columns, as a list of rows (those numbered in `which`)."""
+def rows_of(table: dict[str, Any], which: "Iterable[int] | None" = None) -> list[dict[str, Any]]:
+    """A table given as columns (lists or arrays), as a list of rows of
+    Python values (those numbered in `which`)."""
     names = list(table)
+    cols = [c.tolist() if hasattr(c, "tolist") else c for c in table.values()]
     if which is None:
-        return [dict(zip(names, values)) for values in zip(*table.values())]
-    cols = list(table.values())
+        return [dict(zip(names, values)) for values in zip(*cols)]
     return [{n: c[i] for n, c in zip(names, cols)} for i in which]
 
 #: Fields that measure the machine, not the simulation; they differ between
@@ -205,12 +210,39 @@ _LINK_COLUMNS = [
 ]  # fmt: skip
 
 
-def run_core(core_doc: str, seed: int | None = None, columns: bool = False) -> str:
-    """Run a normalized scenario in the core (its results as rows, or with
-    `columns` as columns): a scenario the core refuses raises
+def run_core(core_doc: str, seed: int | None = None) -> str:
+    """Run a normalized scenario in the core and return its results as JSON
+    text, each table a list of rows: a scenario the core refuses raises
     :class:`ScenarioError` naming the field, a panic :class:`InternalError`."""
+    return _call_core(_core.run_json, core_doc, seed)
+
+
+def run_core_columns(core_doc: str, seed: int | None = None) -> dict[str, Any]:
+    """Run a normalized scenario in the core and return its results with each
+    table as columns: ``array.array`` where a column is all numbers (64-bit
+    integers or floats, which NumPy and pandas take without a copy), lists
+    otherwise. Errors as :func:`run_core`."""
+    text, blobs = _call_core(_core.run_columns, core_doc, seed)
+    data = json.loads(text)
+    for name in TABLES if blobs else ():
+        table = data[name]
+        for col, v in table.items():
+            if type(v) is dict:
+                a = array(_TYPECODES[v["dtype"]])
+                a.frombytes(blobs[v["bin"]])
+                if sys.byteorder == "big":  # pragma: no cover - the core writes little-endian
+                    a.byteswap()
+                table[col] = a
+    return data
+
+
+#: The core's column dtypes as ``array`` type codes (both 8 bytes).
+_TYPECODES = {"<i8": "q", "<f8": "d"}
+
+
+def _call_core(fn: Any, core_doc: str, seed: int | None) -> Any:
     try:
-        return _core.run_json(core_doc, columns)
+        return fn(core_doc)
     except _core.CoreScenarioError as e:
         field, message = e.args
         raise ScenarioError([FieldProblem(field or "scenario", message)]) from None
@@ -251,7 +283,7 @@ def run(
             raise ScenarioError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
     with no_gc():
         core_doc = json.dumps(sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True))
-    out = run_core(core_doc, sc.sim.seed, columns=True)
-    del core_doc
     with no_gc():
-        return Result(scenario=sc, data=json.loads(out))
+        data = run_core_columns(core_doc, sc.sim.seed)
+        del core_doc
+        return Result(scenario=sc, data=data)

@@ -151,13 +151,12 @@ def execute(core_json: str) -> dict[str, Any]:
     process that writes the store."""
     import pandas as pd
 
-    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, _frame, run_core
+    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, _frame, run_core_columns
     from .store import run_metrics
 
     t0 = time.perf_counter()
-    out = run_core(core_json, columns=True)
+    res = run_core_columns(core_json)
     wall = time.perf_counter() - t0
-    res = json.loads(out)
     tables = {
         name: _frame(res[name], cols)
         for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS),

@@ -8,6 +8,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyByteArray;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 create_exception!(_core, CoreScenarioError, PyException, "A scenario the core refused: args are (field or None, message).");
@@ -24,20 +25,46 @@ const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 #[pyfunction]
 #[pyo3(signature = (scenario, columns = false))]
 fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
+    let out = run(py, scenario, move |r| {
+        if columns {
+            tcplab_core::stats::to_json_columns(r, None).map_err(|e| e.to_string())
+        } else {
+            tcplab_core::stats::to_json(r).map_err(|e| e.to_string())
+        }
+        .map(|text| (text, Vec::new()))
+    })?;
+    Ok(out.0)
+}
+
+/// Run a normalized scenario (JSON text) and return its results as columns:
+/// JSON text in which each column of numbers is `{"bin": k, "dtype": ...}`,
+/// and the list of those columns' bytes (little-endian; mutable, so NumPy
+/// arrays over them are writable).
+#[pyfunction]
+fn run_columns<'py>(py: Python<'py>, scenario: &str) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
+    let (text, blobs) = run(py, scenario, |r| {
+        let mut blobs = Vec::new();
+        let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
+        Ok((text, blobs))
+    })?;
+    Ok((text, blobs.iter().map(|b| PyByteArray::new(py, b)).collect()))
+}
+
+type Output = (String, Vec<Vec<u8>>);
+
+/// Run with the interpreter lock released; errors and panics become exceptions.
+fn run(py: Python<'_>, scenario: &str, encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send) -> PyResult<Output> {
     let owned = scenario.to_owned();
     let res = py.detach(move || {
         catch_unwind(AssertUnwindSafe(|| {
             if std::env::var_os(PANIC_HOOK).is_some() {
                 panic!("{PANIC_HOOK} is set: a deliberate panic");
             }
-            tcplab_core::run_json(&owned).and_then(|r| {
-                let text = if columns { tcplab_core::stats::to_json_columns(&r).map_err(|e| e.to_string()) } else { tcplab_core::stats::to_json(&r).map_err(|e| e.to_string()) };
-                text.map_err(tcplab_core::Error::Parse)
-            })
+            tcplab_core::run_json(&owned).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
         }))
     });
     match res {
-        Ok(Ok(json)) => Ok(json),
+        Ok(Ok(out)) => Ok(out),
         Ok(Err(e)) => Err(CoreScenarioError::new_err((e.field().map(str::to_owned), e.message()))),
         Err(payload) => {
             let msg = payload
@@ -53,6 +80,7 @@ fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

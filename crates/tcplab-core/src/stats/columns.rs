@@ -26,10 +26,83 @@ impl ser::Error for Error {
     }
 }
 
+/// One column's values: while every value is an integer (that fits an i64)
+/// or every one a finite float, as numbers; otherwise as JSON text.
+enum Data {
+    Ints(Vec<i64>),
+    Floats(Vec<f64>),
+    /// The values' JSON texts, joined by commas.
+    Text(Vec<u8>),
+}
+
+struct Column {
+    name: String,
+    data: Data,
+    len: usize,
+}
+
+impl Column {
+    fn push<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), Error> {
+        let cell = value.serialize(Probe).unwrap_or(Cell::Other);
+        match (&mut self.data, cell) {
+            (Data::Ints(v), Cell::Int(x)) => v.push(x),
+            (Data::Floats(v), Cell::Float(x)) => v.push(x),
+            (data, cell) => {
+                if self.len == 0 {
+                    *data = match cell {
+                        Cell::Int(x) => Data::Ints(vec![x]),
+                        Cell::Float(x) => Data::Floats(vec![x]),
+                        Cell::Other => Data::Text(Vec::new()),
+                    };
+                }
+                if matches!(cell, Cell::Other) || self.len > 0 {
+                    let buf = self.make_text();
+                    if !buf.is_empty() {
+                        buf.push(b',');
+                    }
+                    serde_json::to_writer(&mut *buf, value).map_err(|e| Error(e.to_string()))?;
+                }
+            }
+        }
+        self.len += 1;
+        Ok(())
+    }
+
+    /// Turn the column into text (if it is not already) and return its buffer.
+    fn make_text(&mut self) -> &mut Vec<u8> {
+        if !matches!(self.data, Data::Text(_)) {
+            let mut buf = Vec::new();
+            self.write_values(&mut buf);
+            self.data = Data::Text(buf);
+        }
+        match &mut self.data {
+            Data::Text(buf) => buf,
+            _ => unreachable!("just made text"),
+        }
+    }
+
+    /// The values as JSON text, joined by commas (as the row form prints them).
+    fn write_values(&self, out: &mut Vec<u8>) {
+        fn join<T: Serialize>(out: &mut Vec<u8>, v: &[T]) {
+            for (i, x) in v.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, x).expect("a number serializes");
+            }
+        }
+        match &self.data {
+            Data::Ints(v) => join(out, v),
+            Data::Floats(v) => join(out, v),
+            Data::Text(buf) => out.extend_from_slice(buf),
+        }
+    }
+}
+
 /// The columns of one table, in the order of the first row's fields.
 #[derive(Default)]
 pub struct Columns {
-    cols: Vec<(String, Vec<u8>)>,
+    cols: Vec<Column>,
     /// Where the next field is expected: rows repeat one field order.
     cursor: usize,
     rows: usize,
@@ -43,44 +116,156 @@ impl Columns {
             c.cursor = 0;
             r.serialize(RowSer { cols: &mut c })?;
             c.rows += 1;
-            if c.cols.iter().any(|(_, buf)| buf.is_empty()) {
-                return Err(Error("a row lacks a field the first row has".into()));
+            if let Some(col) = c.cols.iter().find(|col| col.len != c.rows) {
+                return Err(Error(format!("row {} lacks field '{}' or repeats it", c.rows - 1, col.name)));
             }
         }
         Ok(c)
     }
 
     fn push<V: Serialize + ?Sized>(&mut self, key: &str, value: &V) -> Result<(), Error> {
-        let k = if self.cols.get(self.cursor).is_some_and(|(name, _)| name == key) {
+        let k = if self.cols.get(self.cursor).is_some_and(|c| c.name == key) {
             self.cursor
-        } else if let Some(k) = self.cols.iter().position(|(name, _)| name == key) {
+        } else if let Some(k) = self.cols.iter().position(|c| c.name == key) {
             k
         } else if self.rows == 0 {
-            self.cols.push((key.to_owned(), Vec::new()));
+            self.cols.push(Column { name: key.to_owned(), data: Data::Text(Vec::new()), len: 0 });
             self.cols.len() - 1
         } else {
             return Err(Error(format!("field '{key}' is missing from the first row")));
         };
-        let buf = &mut self.cols[k].1;
-        buf.push(if self.rows == 0 { b'[' } else { b',' });
-        serde_json::to_writer(&mut *buf, value).map_err(|e| Error(e.to_string()))?;
+        self.cols[k].push(value)?;
         self.cursor = k + 1;
         Ok(())
     }
 
     /// Append the table as one JSON object of arrays (`{}` without rows).
-    pub fn write_json(&self, out: &mut Vec<u8>) {
+    /// With `blobs`, a column of numbers is written instead as
+    /// `{"bin": k, "dtype": "<i8"}` (or `"<f8"`), its values the
+    /// little-endian bytes of `blobs[k]`.
+    pub fn write_json(&self, out: &mut Vec<u8>, mut blobs: Option<&mut Vec<Vec<u8>>>) {
         out.push(b'{');
-        for (i, (name, buf)) in self.cols.iter().enumerate() {
+        for (i, col) in self.cols.iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
-            serde_json::to_writer(&mut *out, name).expect("a string serializes");
+            serde_json::to_writer(&mut *out, &col.name).expect("a string serializes");
             out.push(b':');
-            out.extend_from_slice(buf);
-            out.push(b']');
+            let bytes: Option<(Vec<u8>, &str)> = match (&col.data, blobs.is_some()) {
+                (Data::Ints(v), true) => Some((v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8")),
+                (Data::Floats(v), true) => Some((v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8")),
+                _ => None,
+            };
+            match (bytes, blobs.as_deref_mut()) {
+                (Some((b, dtype)), Some(list)) => {
+                    out.extend_from_slice(format!("{{\"bin\":{},\"dtype\":\"{dtype}\"}}", list.len()).as_bytes());
+                    list.push(b);
+                }
+                _ => {
+                    out.push(b'[');
+                    col.write_values(out);
+                    out.push(b']');
+                }
+            }
         }
         out.push(b'}');
+    }
+}
+
+/// What a value is, as far as a column cares.
+enum Cell {
+    Int(i64),
+    Float(f64),
+    Other,
+}
+
+/// Finds whether a value is a number: anything else is `Other` (or an
+/// error for compound values, taken as `Other` too).
+struct Probe;
+
+macro_rules! other {
+    ($($name:ident($($t:ty),*)),* $(,)?) => {
+        $(fn $name(self, $(_: $t),*) -> Result<Cell, Error> { Ok(Cell::Other) })*
+    };
+}
+
+impl Serializer for Probe {
+    type Ok = Cell;
+    type Error = Error;
+    type SerializeSeq = Impossible<Cell, Error>;
+    type SerializeTuple = Impossible<Cell, Error>;
+    type SerializeTupleStruct = Impossible<Cell, Error>;
+    type SerializeTupleVariant = Impossible<Cell, Error>;
+    type SerializeMap = Impossible<Cell, Error>;
+    type SerializeStruct = Impossible<Cell, Error>;
+    type SerializeStructVariant = Impossible<Cell, Error>;
+
+    fn serialize_i8(self, v: i8) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_i16(self, v: i16) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_i32(self, v: i32) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_i64(self, v: i64) -> Result<Cell, Error> {
+        Ok(Cell::Int(v))
+    }
+    fn serialize_u8(self, v: u8) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_u16(self, v: u16) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_u32(self, v: u32) -> Result<Cell, Error> {
+        Ok(Cell::Int(v.into()))
+    }
+    fn serialize_u64(self, v: u64) -> Result<Cell, Error> {
+        Ok(i64::try_from(v).map_or(Cell::Other, Cell::Int))
+    }
+    fn serialize_f32(self, v: f32) -> Result<Cell, Error> {
+        // serde_json prints an f32 with f32's shortest digits: keep it as text.
+        let _ = v;
+        Ok(Cell::Other)
+    }
+    fn serialize_f64(self, v: f64) -> Result<Cell, Error> {
+        // serde_json writes a non-finite float as null: keep that as text.
+        Ok(if v.is_finite() { Cell::Float(v) } else { Cell::Other })
+    }
+    other!(
+        serialize_bool(bool), serialize_char(char), serialize_str(&str), serialize_bytes(&[u8]), serialize_none(),
+        serialize_unit(), serialize_unit_struct(&'static str), serialize_unit_variant(&'static str, u32, &'static str),
+    );
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Cell, Error> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> Result<Cell, Error> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(self, _: &'static str, _: u32, _: &'static str, _: &T) -> Result<Cell, Error> {
+        Ok(Cell::Other)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeTupleStruct, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_tuple_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeTupleVariant, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self::SerializeStruct, Error> {
+        Err(Error("compound".into()))
+    }
+    fn serialize_struct_variant(self, _: &'static str, _: u32, _: &'static str, _: usize) -> Result<Self::SerializeStructVariant, Error> {
+        Err(Error("compound".into()))
     }
 }
 
@@ -206,7 +391,7 @@ mod tests {
 
     fn json(c: &Columns) -> String {
         let mut out = Vec::new();
-        c.write_json(&mut out);
+        c.write_json(&mut out, None);
         String::from_utf8(out).unwrap()
     }
 
@@ -226,6 +411,32 @@ mod tests {
                 assert_eq!(&v[k][i], x, "{k}");
             }
         }
+    }
+
+    #[derive(Serialize)]
+    struct Mixed {
+        n: u64,
+        x: f64,
+        m: Option<u64>,
+    }
+
+    #[test]
+    fn numbers_go_to_blobs_and_a_column_that_stops_being_numbers_turns_to_text() {
+        let rows = [Mixed { n: 1, x: 0.5, m: Some(3) }, Mixed { n: u64::MAX, x: f64::NAN, m: None }, Mixed { n: 2, x: 2.0, m: Some(4) }];
+        let c = Columns::of(&rows[..1]).unwrap();
+        let mut blobs = Vec::new();
+        let mut out = Vec::new();
+        c.write_json(&mut out, Some(&mut blobs));
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":{"bin":0,"dtype":"<i8"},"x":{"bin":1,"dtype":"<f8"},"m":{"bin":2,"dtype":"<i8"}}"#);
+        assert_eq!(blobs, vec![1i64.to_le_bytes().to_vec(), 0.5f64.to_le_bytes().to_vec(), 3i64.to_le_bytes().to_vec()]);
+        // u64 beyond i64, NaN (written null) and None make text of what came before.
+        let c = Columns::of(&rows).unwrap();
+        let mut blobs = Vec::new();
+        let mut out = Vec::new();
+        c.write_json(&mut out, Some(&mut blobs));
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
+        assert!(blobs.is_empty());
+        assert_eq!(json(&c), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
     }
 
     #[test]

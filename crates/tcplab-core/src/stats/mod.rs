@@ -236,8 +236,9 @@ pub fn to_json(r: &Results) -> serde_json::Result<String> {
 
 /// The results as JSON text with each table as columns
 /// (`{"flows": {"id": [...], ...}, ...}`, see [`columns`]); `captures` stays
-/// a list of rows (one per file), and `engine` one object.
-pub fn to_json_columns(r: &Results) -> Result<String, columns::Error> {
+/// a list of rows (one per file), and `engine` one object. With `blobs`,
+/// columns of numbers are written there as bytes (see [`columns::Columns::write_json`]).
+pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
     use columns::Columns;
     let mut out = Vec::with_capacity(1 << 16);
     let tables = [
@@ -252,7 +253,7 @@ pub fn to_json_columns(r: &Results) -> Result<String, columns::Error> {
     out.push(b'{');
     for (name, cols) in &tables {
         out.extend_from_slice(format!("\"{name}\":").as_bytes());
-        cols.write_json(&mut out);
+        cols.write_json(&mut out, blobs.as_deref_mut());
         out.push(b',');
     }
     let json = |e: serde_json::Error| columns::Error(e.to_string());
