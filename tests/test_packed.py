@@ -111,3 +111,18 @@ def test_dataframes_from_columns_keep_the_row_types() -> None:
     assert str(flows["completed"].dtype) == "bool"
     assert flows["app"].tolist() == [r["app"] for r in res.raw["flows"]]
     assert flows["srtt_s"].tolist() == [r["srtt_s"] for r in res.raw["flows"]]
+
+
+def test_a_large_dumbbell_normalizes_to_a_size_linear_in_its_flows() -> None:
+    """20,000 like flows: one template, four link directions per flow, and
+    the packed document's bytes per flow no more than at 2,000 flows (but for
+    the longer names and indices)."""
+    per_flow = {}
+    for n in (2_000, 20_000):
+        core = tcplab.load(_like(n)).to_core(packed=True)
+        assert len(core["nodes"]) == 2 * n + 2
+        assert len(core["link_columns"]["from"]) == 4 * n + 2
+        assert len(core["queues"]) == 1  # every link of this dumbbell has the same 1000-packet queue
+        assert len(core["app_templates"]) == 1 and len(core["app_columns"]["name"]) == n
+        per_flow[n] = len(json.dumps(core)) / n
+    assert per_flow[20_000] <= 1.15 * per_flow[2_000], per_flow
