@@ -91,7 +91,7 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
 
 
 _IDENTITY = ("name", "src", "dst")
-_APP = TypeAdapter(App)
+_APP: list[TypeAdapter[Any]] = []  # built on first use: large scenarios only
 
 
 def _like_apps(apps: Any) -> list[Any] | None:
@@ -114,8 +114,10 @@ def _like_apps(apps: Any) -> list[Any] | None:
             if all(type(v) is str for v in ident.values()):
                 out.append(_sibling(last, ident))
                 continue
+        if not _APP:
+            _APP.append(TypeAdapter(App))
         try:
-            last = _APP.validate_python(a)
+            last = _APP[0].validate_python(a)
         except ValidationError:
             return None
         last_keys = a.keys()
