@@ -365,7 +365,11 @@ impl Scenario {
             let ids = (node("src", i, c.src[i])?, node("dst", i, c.dst[i])?);
             apps.push(AppSpec { name, node_ids: Some(ids), ..t.clone() });
         }
-        self.apps.append(&mut apps);
+        if self.apps.is_empty() {
+            self.apps = apps; // no copy of 100,000 specifications
+        } else {
+            self.apps.append(&mut apps);
+        }
         Ok(())
     }
 

@@ -104,15 +104,26 @@ def _like_apps(apps: Any) -> list[Any] | None:
     out: list[Any] = []
     last: Any = None
     last_keys: Any = None
-    rest: Any = None
     last_rest: Any = None
+    rest: Any = None
+    ident: Any = None
     for a in apps:
         if not isinstance(a, dict):
             return None
         if last is not None and a.keys() == last_keys and rest(a) == last_rest:
-            ident = {k: a[k] for k in _IDENTITY if k in a}
-            if all(type(v) is str for v in ident.values()):
-                out.append(_sibling(last, ident))
+            vals = ident(a)
+            if tuple(map(type, vals)) == strs:
+                # A shallow copy of the template, as copy.copy makes one (these
+                # models have no extra or private fields), with its identity
+                # replaced. The nested settings are shared: nothing changes them.
+                d = base.copy()
+                d.update(zip(names, vals))
+                m = new(cls)
+                setattr_(m, "__dict__", d)
+                setattr_(m, "__pydantic_extra__", None)
+                setattr_(m, "__pydantic_fields_set__", fields_set.copy())
+                setattr_(m, "__pydantic_private__", None)
+                out.append(m)
                 continue
         if not _APP:
             _APP.append(TypeAdapter(App))
@@ -120,27 +131,31 @@ def _like_apps(apps: Any) -> list[Any] | None:
             last = _APP[0].validate_python(a)
         except ValidationError:
             return None
+        out.append(last)
+        # What the next applications are compared with and copied from.
         last_keys = a.keys()
         others = [k for k in a if k not in _IDENTITY]
-        rest = operator.itemgetter(*others) if others else (lambda _: ())
+        names = [k for k in _IDENTITY if k in a]
+        rest, ident = _tuple_getter(others), _tuple_getter(names)
+        strs = (str,) * len(names)
         last_rest = rest(a)
-        out.append(last)
+        cls, base = type(last), last.__dict__
+        fields_set = last.__pydantic_fields_set__ | set(names)
     return out
 
 
-def _sibling(m: Any, ident: dict[str, str]) -> Any:
-    """A shallow copy of model `m` (as ``copy.copy`` makes one, for models
-    without extra or private fields) with the fields in `ident` replaced. The
-    nested settings are shared, and nothing changes them."""
-    cls = type(m)
-    c = cls.__new__(cls)
-    d = m.__dict__.copy()
-    d.update(ident)
-    object.__setattr__(c, "__dict__", d)
-    object.__setattr__(c, "__pydantic_extra__", None)
-    object.__setattr__(c, "__pydantic_fields_set__", m.__pydantic_fields_set__ | ident.keys())
-    object.__setattr__(c, "__pydantic_private__", None)
-    return c
+new = object.__new__
+setattr_ = object.__setattr__
+
+
+def _tuple_getter(keys: list[str]) -> Any:
+    """A function of a dictionary returning the tuple of its values at `keys`."""
+    if len(keys) > 1:
+        return operator.itemgetter(*keys)
+    if keys:
+        get = operator.itemgetter(keys[0])
+        return lambda d: (get(d),)
+    return lambda d: ()
 
 
 def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
