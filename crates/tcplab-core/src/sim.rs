@@ -15,7 +15,7 @@
 
 use crate::app::{Apps, Transport};
 use crate::build::{build, Parts};
-use crate::engine::EventQueue;
+use crate::engine::{prefetch, EventQueue};
 use crate::error::Result;
 use crate::net::{Network, Packet};
 use crate::scenario::Scenario;
@@ -151,6 +151,7 @@ impl Simulator {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
+            self.prefetch_next();
             self.now = t;
             self.processed += 1;
             match ev {
@@ -172,6 +173,16 @@ impl Simulator {
         }
         if let Some(s) = self.stop {
             self.now = s;
+        }
+    }
+
+    /// Start loading the link or connection the next event acts on.
+    #[inline]
+    fn prefetch_next(&self) {
+        match self.events.peek() {
+            Some(&Ev::Link(l)) => prefetch(self.net.links.as_ptr().wrapping_add((l & !crate::net::PORT_WAKE) as usize)),
+            Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),
+            _ => {}
         }
     }
 

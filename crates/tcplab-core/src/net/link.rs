@@ -334,10 +334,10 @@ impl Link {
     /// Called at the head packet's arrival time: remove it and return it with
     /// the next wake-up, if any packet remains.
     #[inline]
-    pub fn pop_arrival(&mut self, now: Time) -> (PacketId, Option<Time>) {
+    pub fn pop_arrival(&mut self, now: Time) -> (PacketId, Option<(Time, PacketId)>) {
         let head = self.pop_front_entry();
         debug_assert_eq!(head.arrive, now);
-        (head.pkt, self.fifo.front().map(|e| e.arrive))
+        (head.pkt, self.fifo.front().map(|e| (e.arrive, e.pkt)))
     }
 
     #[inline]
@@ -415,7 +415,7 @@ mod tests {
         // At 8 ms the second packet starts, so one is waiting.
         assert_eq!(l.occupancy(Time::from_ns(8_000_000)).packets, 1);
         let (p, next) = l.pop_arrival(Time::from_ns(58_000_000));
-        assert_eq!((p, next), (0, Some(Time::from_ns(66_000_000))));
+        assert_eq!((p, next), (0, Some((Time::from_ns(66_000_000), 1))));
         let r = l.report(Time::from_ns(100_000_000));
         assert_eq!((r.arrivals, r.drops, r.departures, r.backlog_end), (4, 1, 3, 0));
         // Busy 24 ms of 100 ms; waits 8 + 16 ms over 100 ms.

@@ -202,8 +202,10 @@ impl Network {
             return None;
         }
         let (pkt, next) = self.links[l as usize].pop_arrival(now);
-        if let Some(t) = next {
+        if let Some((t, head)) = next {
             wake(t, l);
+            // The new head's slot is read when it arrives (usually soon on a busy link).
+            crate::engine::prefetch(self.pool.slot_ptr(head));
         }
         let p = self.pool.get_mut(pkt);
         p.hop += 1;

@@ -152,6 +152,12 @@ impl PacketPool {
         self.free.push(id);
     }
 
+    /// Where packet `id` lives (for a prefetch; may be past the end for a stale id).
+    #[inline]
+    pub fn slot_ptr(&self, id: PacketId) -> *const Packet {
+        self.slots.as_ptr().wrapping_add(id as usize)
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]
