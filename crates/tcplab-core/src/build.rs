@@ -5,7 +5,7 @@
 use crate::app::{App, Apps};
 use crate::engine::rng::RngStream;
 use crate::error::{Error, Result};
-use crate::net::routing::Router;
+use crate::net::routing::{Router, Routes};
 use crate::net::capture::Captures;
 use crate::net::{Link, LossRule, Network, PacketKind, Tap};
 use crate::scenario::{LossSpec, Scenario};
@@ -62,15 +62,14 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     }
     // Routes, computed once per (source, destination) pair.
     let mut router = Router::new(sc.nodes.len(), &ends);
-    let mut routes: Vec<Box<[u32]>> = Vec::new();
+    let mut routes = Routes::default();
     let mut route_ids: HashMap<(u32, u32), u32> = HashMap::default();
     let mut route = |field: &str, a: u32, b: u32| -> Result<u32> {
         if let Some(&r) = route_ids.get(&(a, b)) {
             return Ok(r);
         }
         let path = router.path(a, b).ok_or_else(|| Error::NoRoute { field: field.to_string(), src: sc.nodes[a as usize].clone(), dst: sc.nodes[b as usize].clone() })?;
-        routes.push(path.into_boxed_slice());
-        let id = (routes.len() - 1) as u32;
+        let id = routes.push(&path);
         route_ids.insert((a, b), id);
         Ok(id)
     };

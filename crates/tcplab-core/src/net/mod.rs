@@ -26,6 +26,7 @@ use crate::time::{Dur, Time};
 use atm::FrameOut;
 use capture::{CaptureRow, Captures, FlowHeader};
 use tap::{LOG_DEQUEUE, LOG_DROP, LOG_ENQUEUE};
+use routing::Routes;
 
 /// A wake-up for link `l | PORT_WAKE` is one for `l`'s UBR port (a frame's
 /// last cell arrives), not for its head packet.
@@ -51,7 +52,7 @@ impl Delivery {
 pub struct Network {
     pub nodes: Vec<String>,
     pub links: Vec<Link>,
-    routes: Vec<Box<[u32]>>,
+    routes: Routes,
     pool: PacketPool,
     /// Loss injection and logging, per link; `tapped[l]` says whether to look.
     taps: Vec<Tap>,
@@ -70,7 +71,7 @@ pub struct Network {
 }
 
 impl Network {
-    pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Vec<Box<[u32]>>, taps: Vec<Tap>, stop: Option<Time>) -> Network {
+    pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Routes, taps: Vec<Tap>, stop: Option<Time>) -> Network {
         let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
         Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
     }
@@ -122,7 +123,7 @@ impl Network {
     /// Links that hand packets to a UBR port.
     fn port_feeders(&self) -> Vec<bool> {
         let mut feeds = vec![false; self.links.len()];
-        for r in &self.routes {
+        for r in self.routes.iter() {
             for w in r.windows(2) {
                 if self.links[w[1] as usize].port.is_some() {
                     feeds[w[0] as usize] = true;
@@ -152,7 +153,7 @@ impl Network {
     }
 
     pub fn route(&self, r: u32) -> &[u32] {
-        &self.routes[r as usize]
+        self.routes.get(r)
     }
 
     /// Bandwidth-delay product of a path, bytes: its slowest link's rate
@@ -174,14 +175,14 @@ impl Network {
     /// How many `bytes`-byte packets the first link of `route` accepts now
     /// (the sending host's interface queue, for local congestion).
     pub fn room(&mut self, now: Time, route: u32, bytes: u32) -> u64 {
-        let first = self.routes[route as usize][0];
+        let first = self.routes.get(route)[0];
         self.links[first as usize].room(now, u64::from(bytes))
     }
 
     /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
     #[inline]
     pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32)) {
-        let first = self.routes[p.route as usize][0];
+        let first = self.routes.get(p.route)[0];
         let ack = p.ack;
         let id = self.pool.alloc(p);
         if !sack.is_empty() {
@@ -209,8 +210,7 @@ impl Network {
         }
         let p = self.pool.get_mut(pkt);
         p.hop += 1;
-        let route = &self.routes[p.route as usize];
-        if let Some(&link) = route.get(p.hop as usize) {
+        if let Some(link) = self.routes.hop(p.route, p.hop as usize) {
             self.forward(now, pkt, link, wake);
             return None;
         }
@@ -266,7 +266,7 @@ impl Network {
                     }
                     let p = self.pool.get_mut(pkt);
                     p.hop += 1;
-                    link = self.routes[p.route as usize][p.hop as usize];
+                    link = self.routes.get(p.route)[p.hop as usize];
                     at = arrive;
                 }
             }
@@ -314,7 +314,7 @@ impl Network {
     fn port_arrival(&mut self, at: Time, pkt: PacketId, link: u32, wake: &mut impl FnMut(Time, u32)) {
         let p = *self.pool.get(pkt);
         let n = atm::cells(p.wire_bytes);
-        let gap = if p.hop > 0 { self.links[self.routes[p.route as usize][p.hop as usize - 1] as usize].cell_time() } else { Dur::ZERO };
+        let gap = if p.hop > 0 { self.links[self.routes.get(p.route)[p.hop as usize - 1] as usize].cell_time() } else { Dur::ZERO };
         if self.tapped[link as usize] && self.taps[link as usize].log {
             self.log_packet(at, link, LOG_ENQUEUE, pkt);
         }
@@ -415,13 +415,13 @@ impl Network {
 /// Which links may hand packets on without an arrival event: those whose
 /// every packet continues onto a link fed by this link alone (no other link
 /// and no local sender feeds it), by every route of the run.
-pub fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
+pub fn advancing_links(n_links: usize, routes: &Routes) -> Vec<bool> {
     const INJECT: u32 = u32::MAX;
     const NONE: u32 = u32::MAX - 1;
     const MANY: u32 = u32::MAX - 2;
     // The single input of each link, or MANY.
     let mut input = vec![NONE; n_links];
-    for r in routes {
+    for r in routes.iter() {
         for (j, &l) in r.iter().enumerate() {
             let from = if j == 0 { INJECT } else { r[j - 1] };
             let slot = &mut input[l as usize];
@@ -434,7 +434,7 @@ pub fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
     }
     let mut ok = vec![true; n_links];
     let mut used = vec![false; n_links];
-    for r in routes {
+    for r in routes.iter() {
         for (j, &l) in r.iter().enumerate() {
             used[l as usize] = true;
             let hands_on = r.get(j + 1).is_some_and(|&next| input[next as usize] == l);
@@ -449,9 +449,14 @@ pub fn advancing_links(n_links: usize, routes: &[Box<[u32]>]) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::advancing_links;
+    use crate::net::routing::Routes;
 
-    fn routes(rs: &[&[u32]]) -> Vec<Box<[u32]>> {
-        rs.iter().map(|r| r.to_vec().into_boxed_slice()).collect()
+    fn routes(rs: &[&[u32]]) -> Routes {
+        let mut out = Routes::default();
+        for r in rs {
+            out.push(r);
+        }
+        out
     }
 
     #[test]

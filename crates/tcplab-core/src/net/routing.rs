@@ -223,3 +223,60 @@ mod tests {
         }
     }
 }
+
+/// Every route of a run in one array: each route is its length, then its
+/// links. Its handle (the `route` a packet carries) is where it starts, so a
+/// packet's next link is one read away, in the line its length sits in.
+#[derive(Debug, Default)]
+pub struct Routes {
+    flat: Vec<u32>,
+    starts: Vec<u32>,
+}
+
+impl Routes {
+    /// Add a route (at least one link); return its handle.
+    pub fn push(&mut self, path: &[u32]) -> u32 {
+        assert!(!path.is_empty(), "a route has at least one link");
+        let h = u32::try_from(self.flat.len()).expect("routes fit 2^32 entries");
+        self.flat.push(path.len() as u32);
+        self.flat.extend_from_slice(path);
+        self.starts.push(h);
+        h
+    }
+
+    /// The links of route `r`.
+    #[inline]
+    pub fn get(&self, r: u32) -> &[u32] {
+        let r = r as usize;
+        &self.flat[r + 1..=r + self.flat[r] as usize]
+    }
+
+    /// The `hop`-th link of route `r`, if the route has one.
+    #[inline]
+    pub fn hop(&self, r: u32, hop: usize) -> Option<u32> {
+        let r = r as usize;
+        (hop < self.flat[r] as usize).then(|| self.flat[r + 1 + hop])
+    }
+
+    /// Every route, in the order added.
+    pub fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
+        self.starts.iter().map(|&h| self.get(h))
+    }
+}
+
+#[cfg(test)]
+mod route_table_tests {
+    use super::Routes;
+
+    #[test]
+    fn handles_find_their_links() {
+        let mut r = Routes::default();
+        let a = r.push(&[4, 2, 7]);
+        let b = r.push(&[1]);
+        assert_eq!((a, b), (0, 4));
+        assert_eq!(r.get(a), &[4, 2, 7]);
+        assert_eq!(r.get(b), &[1]);
+        assert_eq!((r.hop(a, 0), r.hop(a, 2), r.hop(a, 3), r.hop(b, 1)), (Some(4), Some(7), None, None));
+        assert_eq!(r.iter().collect::<Vec<_>>(), vec![&[4, 2, 7][..], &[1][..]]);
+    }
+}
