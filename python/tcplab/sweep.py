@@ -149,8 +149,6 @@ def execute(core_json: str) -> dict[str, Any]:
     DataFrames and the per-run metrics. Top-level, so process pools and Dask
     can ship it; the tables are built here, in the worker, not in the
     process that writes the store."""
-    import pandas as pd
-
     from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, _frame, run_core_columns
     from .store import run_metrics
 
