@@ -219,8 +219,9 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
     r.engine.results_seconds = t2.elapsed().as_secs_f64();
     // Freeing a large simulation (every connection, queue and packet) takes
     // a noticeable time at 100,000 flows; the caller need not wait for it.
+    // Where no thread can be started, the refused closure frees it here.
     if r.flows.len() >= 10_000 {
-        std::thread::spawn(move || drop((sim, sc)));
+        let _ = std::thread::Builder::new().name("tcplab-free".into()).spawn(move || drop((sim, sc)));
     }
     Ok(r)
 }
