@@ -3,6 +3,7 @@ and their normalization into the core's explicit list of links."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 from typing import Annotated, Any, Literal, Optional, Union
@@ -90,6 +91,13 @@ class AccessParams(_Model):
     queue: Queue = "1000pkt"
 
 
+@functools.lru_cache(maxsize=8)
+def _dumbbell_nodes(left: int, right: int) -> list[str]:
+    # Kept: with 100,000 hosts, building and hashing the names again for each
+    # use (the checks, the links, the core's node list) costs a tenth of a second.
+    return [f"s{i}" for i in range(left)] + ["r0", "r1"] + [f"k{i}" for i in range(right)]
+
+
 class Dumbbell(_Model):
     type: Literal["dumbbell"]
     left: HostCount = 1
@@ -119,7 +127,9 @@ class Dumbbell(_Model):
         return self
 
     def nodes(self) -> list[str]:
-        return [f"s{i}" for i in range(self.left)] + ["r0", "r1"] + [f"k{i}" for i in range(self.right)]
+        """s0.., r0, r1, k0.. (a list shared by every call with these host
+        counts; not to be changed)."""
+        return _dumbbell_nodes(self.left, self.right)
 
 
 class LinkOverride(_Model):
