@@ -23,6 +23,36 @@ from .conftest import dumbbell
 from .golden_cases import cases
 
 CASES = cases()
+# Beyond the golden cases (all dumbbells): the other topologies, ATM links
+# with a UBR port, a reverse-direction override and per-application TCP.
+CASES["explicit-reverse-atm"] = {
+    "sim": {"duration": "4s", "seed": 9},
+    "topology": {
+        "type": "explicit",
+        "nodes": ["a", "b", "c", "d"],
+        "links": [
+            {"from": "a", "to": "b", "rate": "155Mbps", "delay": "1ms", "queue": "1000pkt", "atm": True},
+            {"from": "b", "to": "c", "rate": "45Mbps", "delay": "5ms", "atm": True, "queue": {"type": "ubr", "buffer": 600, "policy": "sd"},
+             "reverse": {"queue": "1000pkt"}},
+            {"from": "d", "to": "b", "rate": "10Mbps", "delay": "3ms", "queue": "20pkt", "reverse": {"rate": "20Mbps", "delay": "2ms"}},
+        ],
+    },
+    "tcp": {"cc": "sack", "mss": "1024B", "window": "1MiB"},
+    "apps": [
+        {"type": "bulk", "name": "x", "src": "a", "dst": "c", "size": "inf"},
+        {"type": "bulk", "name": "y", "src": "d", "dst": "c", "size": "inf", "start": "0.5s", "tcp": {"cc": "newreno", "iw": 4}},
+        {"type": "repeat", "name": "z", "src": "c", "dst": "d", "size": "50kB", "think": {"type": "exponential", "mean": "0.2s"}},
+    ],
+}  # fmt: skip
+CASES["wireless-hspa-bursts"] = {
+    "sim": {"duration": "20s", "seed": 4},
+    "topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp", "servers": 2},
+    "tcp": {"cc": "sack", "iw": 10, "delayed_ack": True},
+    "apps": [
+        {"type": "burst", "name": "first", "src": "s0", "dst": "m0", "flows": 6, "total": "180kB"},
+        {"type": "burst", "name": "later", "src": "s1", "dst": "m0", "flows": 6, "total": "180kB", "start": {"type": "uniform", "min": "0.2s", "max": "0.6s"}},
+    ],
+}  # fmt: skip
 
 
 def _rows(out: dict, columns: bool) -> dict:
