@@ -37,7 +37,6 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     let views = sc.link_views()?;
     let mut links = Vec::with_capacity(views.len());
     let mut ends = Vec::with_capacity(views.len());
-    let mut link_index: HashMap<(u32, u32), u32> = HashMap::default();
     for (i, l) in views.iter().enumerate() {
         let field = || format!("links[{i}]");
         let (a, b) = match l.ends {
@@ -58,7 +57,6 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         }
         links.push(link);
         ends.push((a, b));
-        link_index.entry((a, b)).or_insert(i as u32);
     }
     // Routes, computed once per (source, destination) pair.
     let mut router = Router::new(sc.nodes.len(), &ends);
@@ -100,6 +98,14 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         };
         apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, a.kind(&field)?, rng, request_bytes));
         tcp.profiles.push(Profile { cfg, data_route, ack_route, open_bytes: request_bytes });
+    }
+    // Links by their ends (the first declared, for a pair declared twice):
+    // only loss rules, the packet log and captures name links.
+    let mut link_index: HashMap<(u32, u32), u32> = HashMap::default();
+    if !(sc.losses.is_empty() && sc.trace.links.is_empty() && sc.trace.pcap.is_empty()) {
+        for (i, &ends) in ends.iter().enumerate() {
+            link_index.entry(ends).or_insert(i as u32);
+        }
     }
     // Taps: loss injection and the packet log.
     let mut taps: Vec<Tap> = (0..links.len()).map(|_| Tap::default()).collect();
