@@ -78,7 +78,8 @@ class Scenario(_Model):
         names = [a.name or f"app{i}" for i, a in enumerate(apps)]
         sound = (
             known.issuperset(srcs) and known.issuperset(dsts) and all(map(str.__ne__, srcs, dsts))
-            and len(set(names)) == len(names) and not any(a.tcp.model_fields_set for a in apps) and self.sim.duration is not None
+            and len(set(names)) == len(names) and not any(t.model_fields_set for t in {id(a.tcp): a.tcp for a in apps}.values())
+            and self.sim.duration is not None
         )  # fmt: skip
         if sound:
             return self._tcp_problems(0, self.tcp, apps[0])
