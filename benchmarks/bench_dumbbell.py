@@ -109,17 +109,17 @@ SCALE_CHILD = r"""
 import json, sys, time
 sc_doc = json.loads(sys.stdin.read())
 import tcplab
-from tcplab.api import Result, run_core_columns
+from tcplab.api import Result, encode_packed, run_core_columns
 t0 = time.perf_counter()
 from tcplab._bulk import no_gc
 with no_gc():  # as tcplab.run does
     sc = tcplab.load(sc_doc)
     t1 = time.perf_counter()
-    core = json.dumps(sc.to_core(packed=True))
+    core, blobs = encode_packed(sc.to_core(packed=True))  # as tcplab.run does
 t2 = time.perf_counter()
 with no_gc():
-    data = run_core_columns(core)
-    del core
+    data = run_core_columns(core, blobs=blobs)
+    del core, blobs
     t3 = time.perf_counter()
     res = Result(scenario=sc, data=data)
     flows, links = res.flows, res.links

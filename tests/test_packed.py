@@ -156,3 +156,25 @@ def test_a_large_dumbbell_normalizes_to_a_size_linear_in_its_flows() -> None:
         assert len(core["app_templates"]) == 1 and len(core["app_columns"]["name"]) == n
         per_flow[n] = len(json.dumps(core)) / n
     assert per_flow[20_000] <= 1.15 * per_flow[2_000], per_flow
+
+
+def test_integer_columns_sent_as_bytes_give_the_same_rows_and_are_checked() -> None:
+    from tcplab.api import encode_packed, run_core_columns
+
+    sc = tcplab.load(CASES["cc-reno"])
+    core = sc.to_core(packed=True)
+    text, blobs = encode_packed(core)
+    doc = json.loads(text)
+    assert doc["link_columns"]["from"] == {"bin": 0, "dtype": "<u4"}
+    assert doc["link_columns"]["rate_bps"]["dtype"] == "<u8" and doc["app_columns"]["template"]["dtype"] == "<u4"
+    assert len(blobs) == 8 and len(blobs[0]) == 4 * len(core["link_columns"]["from"])
+    plain = json.loads(_core.run_json(json.dumps(sc.to_core())))
+    assert _rows(run_core_columns(text, blobs=blobs), True) == _rows(plain, False)
+    bad = json.loads(text)
+    bad["link_columns"]["queue"]["dtype"] = "<u8"
+    with pytest.raises(ScenarioError, match=r"link_columns.queue.*dtype '<u8' is not this column's \('<u4'\)"):
+        run_core_columns(json.dumps(bad), blobs=blobs)
+    with pytest.raises(ScenarioError, match=r"blob 7 was not handed over \(7 were\)"):
+        run_core_columns(text, blobs=blobs[:7])
+    with pytest.raises(ScenarioError, match=r"app_columns.src.*not a whole number of 4-byte values"):
+        run_core_columns(text, blobs=blobs[:5] + [blobs[5] + b"x"] + blobs[6:])

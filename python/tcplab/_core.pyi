@@ -11,7 +11,9 @@ def run_json(scenario: str, columns: bool = False) -> str:
     """Run a normalized scenario given as JSON text; return the results as JSON
     text: each table a list of rows, or with `columns`, an object of columns."""
 
-def run_columns(scenario: str) -> tuple[str, list[bytearray]]:
-    """Run a normalized scenario; return its results as columns: JSON text in
-    which each column of numbers is ``{"bin": k, "dtype": "<i8" | "<f8"}``,
-    and the list of those columns' little-endian bytes."""
+def run_columns(scenario: str, blobs: list[bytes] = ...) -> tuple[str, list[bytearray]]:
+    """Run a normalized scenario (whose packed integer columns may be
+    ``{"bin": k, "dtype": "<u4" | "<u8"}``, the little-endian bytes of
+    ``blobs[k]``); return its results as columns: JSON text in which each
+    column of numbers is ``{"bin": k, "dtype": "<i8" | "<f8"}``, and the
+    list of those columns' little-endian bytes."""

@@ -24,4 +24,4 @@ pub mod tcp;
 pub mod time;
 
 pub use error::{Error, Result};
-pub use sim::{run_json, Simulator};
+pub use sim::{run_json, run_json_with, Simulator};

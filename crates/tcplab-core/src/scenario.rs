@@ -118,11 +118,11 @@ pub struct LinkSpec {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinkColumns {
-    pub from: Vec<u32>,
-    pub to: Vec<u32>,
-    pub rate_bps: Vec<u64>,
-    pub delay_ns: Vec<u64>,
-    pub queue: Vec<u32>,
+    pub from: Col<u32>,
+    pub to: Col<u32>,
+    pub rate_bps: Col<u64>,
+    pub delay_ns: Col<u64>,
+    pub queue: Col<u32>,
     /// Empty: no link is ATM.
     #[serde(default)]
     pub atm: Vec<bool>,
@@ -133,9 +133,106 @@ pub struct LinkColumns {
 #[serde(deny_unknown_fields)]
 pub struct AppColumns {
     pub name: Vec<String>,
-    pub src: Vec<u32>,
-    pub dst: Vec<u32>,
-    pub template: Vec<u32>,
+    pub src: Col<u32>,
+    pub dst: Col<u32>,
+    pub template: Col<u32>,
+}
+
+/// A column of integers: a JSON array, or `{"bin": k, "dtype": "<u4"}`
+/// (`"<u8"` for 64 bits), the little-endian bytes of the `k`-th blob handed
+/// over with the scenario ([`Scenario::from_json_with`]), which spares
+/// formatting and parsing a few million numbers.
+#[derive(Debug)]
+pub enum Col<T> {
+    Values(Vec<T>),
+    Bin { index: usize, dtype: String },
+}
+
+impl<T> Default for Col<T> {
+    fn default() -> Self {
+        Col::Values(Vec::new())
+    }
+}
+
+/// An integer a blob column may hold.
+pub trait LeInt: Copy {
+    const DTYPE: &'static str;
+    const SIZE: usize;
+    fn from_le(b: &[u8]) -> Self;
+}
+
+impl LeInt for u32 {
+    const DTYPE: &'static str = "<u4";
+    const SIZE: usize = 4;
+    fn from_le(b: &[u8]) -> Self {
+        u32::from_le_bytes(b.try_into().expect("4 bytes"))
+    }
+}
+
+impl LeInt for u64 {
+    const DTYPE: &'static str = "<u8";
+    const SIZE: usize = 8;
+    fn from_le(b: &[u8]) -> Self {
+        u64::from_le_bytes(b.try_into().expect("8 bytes"))
+    }
+}
+
+impl<T: LeInt> Col<T> {
+    /// The values (a blob column must have been resolved).
+    pub fn values(&self) -> &[T] {
+        match self {
+            Col::Values(v) => v,
+            Col::Bin { .. } => &[],
+        }
+    }
+
+    /// Read a blob column's values from `blobs`.
+    fn resolve(&mut self, field: &str, blobs: &[&[u8]]) -> Result<()> {
+        let Col::Bin { index, dtype } = self else { return Ok(()) };
+        if dtype != T::DTYPE {
+            return Err(invalid(field.into(), format!("dtype '{dtype}' is not this column's ('{}')", T::DTYPE)));
+        }
+        let blob = blobs.get(*index).ok_or_else(|| invalid(field.into(), format!("blob {index} was not handed over ({} were)", blobs.len())))?;
+        if blob.len() % T::SIZE != 0 {
+            return Err(invalid(field.into(), format!("a blob of {} bytes is not a whole number of {}-byte values", blob.len(), T::SIZE)));
+        }
+        *self = Col::Values(blob.chunks_exact(T::SIZE).map(T::from_le).collect());
+        Ok(())
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Col<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Col<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an array of integers or {\"bin\": k, \"dtype\": ...}")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Col<T>, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(x) = seq.next_element()? {
+                    v.push(x);
+                }
+                Ok(Col::Values(v))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<Col<T>, A::Error> {
+                let (mut index, mut dtype) = (None, None);
+                while let Some(k) = map.next_key::<String>()? {
+                    match k.as_str() {
+                        "bin" => index = Some(map.next_value::<usize>()?),
+                        "dtype" => dtype = Some(map.next_value::<String>()?),
+                        other => return Err(serde::de::Error::unknown_field(other, &["bin", "dtype"])),
+                    }
+                }
+                match (index, dtype) {
+                    (Some(index), Some(dtype)) => Ok(Col::Bin { index, dtype }),
+                    _ => Err(serde::de::Error::custom("a blob column needs both bin and dtype")),
+                }
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
 }
 
 /// One link of either form, as the builder reads it.
@@ -338,7 +435,24 @@ fn invalid(field: String, message: impl Into<String>) -> Error {
 
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario> {
+        Scenario::from_json_with(s, &[])
+    }
+
+    /// Parse a scenario whose packed columns may refer to `blobs` (see [`Col`]).
+    pub fn from_json_with(s: &str, blobs: &[&[u8]]) -> Result<Scenario> {
         let mut sc: Scenario = serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))?;
+        if let Some(c) = sc.link_columns.as_mut() {
+            c.from.resolve("link_columns.from", blobs)?;
+            c.to.resolve("link_columns.to", blobs)?;
+            c.rate_bps.resolve("link_columns.rate_bps", blobs)?;
+            c.delay_ns.resolve("link_columns.delay_ns", blobs)?;
+            c.queue.resolve("link_columns.queue", blobs)?;
+        }
+        if let Some(c) = sc.app_columns.as_mut() {
+            c.src.resolve("app_columns.src", blobs)?;
+            c.dst.resolve("app_columns.dst", blobs)?;
+            c.template.resolve("app_columns.template", blobs)?;
+        }
         sc.unpack_apps()?;
         Ok(sc)
     }
@@ -347,7 +461,8 @@ impl Scenario {
     fn unpack_apps(&mut self) -> Result<()> {
         let Some(c) = self.app_columns.take() else { return Ok(()) };
         let n = c.name.len();
-        if c.src.len() != n || c.dst.len() != n || c.template.len() != n {
+        let (src, dst, template) = (c.src.values(), c.dst.values(), c.template.values());
+        if src.len() != n || dst.len() != n || template.len() != n {
             return Err(invalid("app_columns".into(), "every column must have one entry per application"));
         }
         let nodes = self.nodes.len();
@@ -360,9 +475,9 @@ impl Scenario {
         };
         let mut apps = Vec::with_capacity(n);
         for (i, name) in c.name.into_iter().enumerate() {
-            let k = c.template[i] as usize;
+            let k = template[i] as usize;
             let t = self.app_templates.get(k).ok_or_else(|| invalid(format!("app_columns.template[{i}]"), format!("template index {k} is out of range ({} templates)", self.app_templates.len())))?;
-            let ids = (node("src", i, c.src[i])?, node("dst", i, c.dst[i])?);
+            let ids = (node("src", i, src[i])?, node("dst", i, dst[i])?);
             apps.push(AppSpec { name, node_ids: Some(ids), ..t.clone() });
         }
         if self.apps.is_empty() {
@@ -382,8 +497,9 @@ impl Scenario {
             .map(|l| LinkView { from: &l.from, to: &l.to, ends: None, rate_bps: l.rate_bps, delay_ns: l.delay_ns, queue: &l.queue, atm: l.atm })
             .collect();
         let Some(c) = &self.link_columns else { return Ok(out) };
-        let n = c.from.len();
-        if [c.to.len(), c.rate_bps.len(), c.delay_ns.len(), c.queue.len()].iter().any(|&m| m != n) || !(c.atm.is_empty() || c.atm.len() == n) {
+        let (from, to, rate, delay, queue) = (c.from.values(), c.to.values(), c.rate_bps.values(), c.delay_ns.values(), c.queue.values());
+        let n = from.len();
+        if [to.len(), rate.len(), delay.len(), queue.len()].iter().any(|&m| m != n) || !(c.atm.is_empty() || c.atm.len() == n) {
             return Err(invalid("link_columns".into(), "every column must have one entry per link"));
         }
         out.reserve(n);
@@ -391,14 +507,14 @@ impl Scenario {
             self.nodes.get(k as usize).map(String::as_str).ok_or_else(|| invalid(format!("link_columns.{col}[{i}]"), format!("node index {k} is out of range ({} nodes)", self.nodes.len())))
         };
         for i in 0..n {
-            let q = c.queue[i];
+            let q = queue[i];
             let queue = self.queues.get(q as usize).ok_or_else(|| invalid(format!("link_columns.queue[{i}]"), format!("queue index {q} is out of range ({} queues)", self.queues.len())))?;
             out.push(LinkView {
-                from: node("from", i, c.from[i])?,
-                to: node("to", i, c.to[i])?,
-                ends: Some((c.from[i], c.to[i])),
-                rate_bps: c.rate_bps[i],
-                delay_ns: c.delay_ns[i],
+                from: node("from", i, from[i])?,
+                to: node("to", i, to[i])?,
+                ends: Some((from[i], to[i])),
+                rate_bps: rate[i],
+                delay_ns: delay[i],
                 queue,
                 atm: c.atm.get(i).copied().unwrap_or(false),
             });

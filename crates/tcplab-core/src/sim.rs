@@ -206,8 +206,13 @@ impl Simulator {
 
 /// Parse a normalized scenario, run it, and return the results.
 pub fn run_json(scenario_json: &str) -> Result<Results> {
+    run_json_with(scenario_json, &[])
+}
+
+/// As [`run_json`], for a scenario whose packed columns refer to `blobs`.
+pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
     let t0 = std::time::Instant::now();
-    let sc = Scenario::from_json(scenario_json)?;
+    let sc = Scenario::from_json_with(scenario_json, blobs)?;
     let mut sim = Simulator::new(&sc)?;
     let t1 = std::time::Instant::now();
     sim.run();

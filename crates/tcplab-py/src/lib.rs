@@ -8,6 +8,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyByteArray;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -25,7 +26,7 @@ const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 #[pyfunction]
 #[pyo3(signature = (scenario, columns = false))]
 fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
-    let out = run(py, scenario, move |r| {
+    let out = run(py, scenario, Vec::new(), move |r| {
         if columns {
             tcplab_core::stats::to_json_columns(r, None).map_err(|e| e.to_string())
         } else {
@@ -36,13 +37,15 @@ fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
     Ok(out.0)
 }
 
-/// Run a normalized scenario (JSON text) and return its results as columns:
-/// JSON text in which each column of numbers is `{"bin": k, "dtype": ...}`,
-/// and the list of those columns' bytes (little-endian; mutable, so NumPy
-/// arrays over them are writable).
+/// Run a normalized scenario (JSON text, whose packed columns may refer to
+/// `blobs`) and return its results as columns: JSON text in which each
+/// column of numbers is `{"bin": k, "dtype": ...}`, and the list of those
+/// columns' bytes (little-endian; mutable, so NumPy arrays over them are
+/// writable).
 #[pyfunction]
-fn run_columns<'py>(py: Python<'py>, scenario: &str) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
-    let (text, blobs) = run(py, scenario, |r| {
+#[pyo3(signature = (scenario, blobs = Vec::new()))]
+fn run_columns<'py>(py: Python<'py>, scenario: &str, blobs: Vec<PyBackedBytes>) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
+    let (text, blobs) = run(py, scenario, blobs, |r| {
         let mut blobs = Vec::new();
         let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
         Ok((text, blobs))
@@ -53,14 +56,20 @@ fn run_columns<'py>(py: Python<'py>, scenario: &str) -> PyResult<(String, Vec<Bo
 type Output = (String, Vec<Vec<u8>>);
 
 /// Run with the interpreter lock released; errors and panics become exceptions.
-fn run(py: Python<'_>, scenario: &str, encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send) -> PyResult<Output> {
+fn run(
+    py: Python<'_>,
+    scenario: &str,
+    blobs: Vec<PyBackedBytes>,
+    encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send,
+) -> PyResult<Output> {
     let owned = scenario.to_owned();
     let res = py.detach(move || {
         catch_unwind(AssertUnwindSafe(|| {
             if std::env::var_os(PANIC_HOOK).is_some() {
                 panic!("{PANIC_HOOK} is set: a deliberate panic");
             }
-            tcplab_core::run_json(&owned).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
+            let views: Vec<&[u8]> = blobs.iter().map(|b| &b[..]).collect();
+            tcplab_core::run_json_with(&owned, &views).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
         }))
     });
     match res {
