@@ -178,3 +178,12 @@ def test_integer_columns_sent_as_bytes_give_the_same_rows_and_are_checked() -> N
         run_core_columns(text, blobs=blobs[:7])
     with pytest.raises(ScenarioError, match=r"app_columns.src.*not a whole number of 4-byte values"):
         run_core_columns(text, blobs=blobs[:5] + [blobs[5] + b"x"] + blobs[6:])
+
+
+def test_a_dataframe_is_the_callers_to_change() -> None:
+    res = tcplab.run(CASES["handshake-losses"])
+    first = res.flows
+    delivered = int(first.bytes_delivered.iloc[0])
+    first.loc[0, "bytes_delivered"] = -1
+    assert int(res.flows.bytes_delivered.iloc[0]) == delivered
+    assert res.raw["flows"][0]["bytes_delivered"] == delivered

@@ -39,7 +39,8 @@ def _column(values: Any) -> Any:
     import numpy as np
 
     if isinstance(values, array):
-        return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64)
+        # A copy: each DataFrame is the caller's to change, as the result stays as it was.
+        return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64).copy()
     if values:
         kind = type(values[0])
         try:
