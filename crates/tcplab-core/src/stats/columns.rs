@@ -189,6 +189,13 @@ macro_rules! other {
     };
 }
 
+/// Integers that always fit an i64.
+macro_rules! int {
+    ($($name:ident($t:ty)),* $(,)?) => {
+        $(fn $name(self, v: $t) -> Result<Cell, Error> { Ok(Cell::Int(v.into())) })*
+    };
+}
+
 impl Serializer for Probe {
     type Ok = Cell;
     type Error = Error;
@@ -200,41 +207,17 @@ impl Serializer for Probe {
     type SerializeStruct = Impossible<Cell, Error>;
     type SerializeStructVariant = Impossible<Cell, Error>;
 
-    fn serialize_i8(self, v: i8) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Cell, Error> {
-        Ok(Cell::Int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Cell, Error> {
-        Ok(Cell::Int(v.into()))
-    }
+    int!(serialize_i8(i8), serialize_i16(i16), serialize_i32(i32), serialize_i64(i64), serialize_u8(u8), serialize_u16(u16), serialize_u32(u32));
     fn serialize_u64(self, v: u64) -> Result<Cell, Error> {
         Ok(i64::try_from(v).map_or(Cell::Other, Cell::Int))
-    }
-    fn serialize_f32(self, v: f32) -> Result<Cell, Error> {
-        // serde_json prints an f32 with f32's shortest digits: keep it as text.
-        let _ = v;
-        Ok(Cell::Other)
     }
     fn serialize_f64(self, v: f64) -> Result<Cell, Error> {
         // serde_json writes a non-finite float as null: keep that as text.
         Ok(if v.is_finite() { Cell::Float(v) } else { Cell::Other })
     }
+    // serde_json prints an f32 with f32's own shortest digits: keep it as text.
     other!(
-        serialize_bool(bool), serialize_char(char), serialize_str(&str), serialize_bytes(&[u8]), serialize_none(),
+        serialize_f32(f32), serialize_bool(bool), serialize_char(char), serialize_str(&str), serialize_bytes(&[u8]), serialize_none(),
         serialize_unit(), serialize_unit_struct(&'static str), serialize_unit_variant(&'static str, u32, &'static str),
     );
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Cell, Error> {
