@@ -25,8 +25,9 @@ use crate::time::Time;
 
 #[derive(Copy, Clone, Debug)]
 enum Ev {
-    /// The head packet of a link reaches the far node.
-    Link(u32),
+    /// The head packet of a link reaches the far node (`pkt`: that packet,
+    /// as a hint for the prefetch).
+    Link { link: u32, pkt: u32 },
     /// A connection's timer, valid if `gen` is current.
     Conn { conn: u32, timer: Timer, gen: u32 },
     /// An application wakes.
@@ -64,7 +65,7 @@ impl Wire for Io<'_> {
     #[inline(always)]
     fn transmit(&mut self, p: Packet, sack: &[(u64, u64)]) {
         let events = &mut *self.events;
-        self.net.send(self.now, p, sack, &mut |t, l| events.push(t, Ev::Link(l)));
+        self.net.send(self.now, p, sack, &mut |t, link, pkt| events.push(t, Ev::Link { link, pkt }));
     }
     #[inline]
     fn wake(&mut self, conn: u32, timer: Timer, at: Time, gen: u32) {
@@ -155,7 +156,7 @@ impl Simulator {
             self.now = t;
             self.processed += 1;
             match ev {
-                Ev::Link(l) => self.on_link(l),
+                Ev::Link { link, .. } => self.on_link(link),
                 Ev::Conn { conn, timer, gen } => self.tcp.conns[conn as usize].on_timer(&mut io!(self), timer, gen),
                 Ev::App(a) => {
                     let mut t = AppIo { app: a, tcp: &mut self.tcp, io: io!(self) };
@@ -176,11 +177,14 @@ impl Simulator {
         }
     }
 
-    /// Start loading the link or connection the next event acts on.
+    /// Start loading the link and packet, or the connection, the next event acts on.
     #[inline]
     fn prefetch_next(&self) {
         match self.events.peek() {
-            Some(&Ev::Link(l)) => prefetch(self.net.links.as_ptr().wrapping_add((l & !crate::net::PORT_WAKE) as usize)),
+            Some(&Ev::Link { link, pkt }) => {
+                prefetch(self.net.links.as_ptr().wrapping_add((link & !crate::net::PORT_WAKE) as usize));
+                self.net.prefetch_packet(pkt);
+            }
             Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),
             _ => {}
         }
@@ -189,7 +193,7 @@ impl Simulator {
     #[inline]
     fn on_link(&mut self, l: u32) {
         let events = &mut self.events;
-        let Some(d) = self.net.on_link(self.now, l, &mut |t, link| events.push(t, Ev::Link(link))) else { return };
+        let Some(d) = self.net.on_link(self.now, l, &mut |t, link, pkt| events.push(t, Ev::Link { link, pkt })) else { return };
         let c = d.packet.conn as usize;
         let Some(ev) = self.tcp.conns[c].on_packet(&mut io!(self), &d.packet, d.sack()) else { return };
         let (a, tag) = (self.tcp.conns[c].owner, self.tcp.conns[c].tag);

@@ -7,7 +7,9 @@
 //! when it reaches the last node of its route. It reads only packet headers
 //! (route, hop, size, kind, flow): no TCP state and no application. It does
 //! not own the clock or the event queue: whenever a link needs a wake-up (its
-//! head packet's arrival), the caller's `wake(time, link)` is told.
+//! head packet's arrival), the caller's `wake(time, link, packet)` is told,
+//! with the packet that will then arrive (a hint: the caller may load it
+//! into cache ahead of the wake-up).
 
 pub mod atm;
 pub mod capture;
@@ -31,6 +33,9 @@ use routing::Routes;
 /// A wake-up for link `l | PORT_WAKE` is one for `l`'s UBR port (a frame's
 /// last cell arrives), not for its head packet.
 pub const PORT_WAKE: u32 = 1 << 31;
+
+/// The packet hint of a wake-up that names no packet (a port's).
+pub const NO_PACKET: PacketId = u32::MAX;
 
 /// SACK blocks as absolute byte ranges.
 pub type SackList = [(u64, u64); MAX_SACK];
@@ -85,6 +90,12 @@ impl Network {
     }
 
     /// Whether any link is captured.
+    /// Start loading packet `pkt`'s header (a hint; any id is harmless).
+    #[inline]
+    pub fn prefetch_packet(&self, pkt: PacketId) {
+        crate::engine::prefetch(self.pool.slot_ptr(pkt));
+    }
+
     pub fn capturing(&self) -> bool {
         self.captures.is_some()
     }
@@ -181,7 +192,7 @@ impl Network {
 
     /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
     #[inline]
-    pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32)) {
+    pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
         let first = self.routes.get(p.route)[0];
         let ack = p.ack;
         let id = self.pool.alloc(p);
@@ -197,16 +208,14 @@ impl Network {
     /// The head packet of link `l` reaches the far node now: forward it, or
     /// return it if that node ends its route.
     #[inline]
-    pub fn on_link(&mut self, now: Time, l: u32, wake: &mut impl FnMut(Time, u32)) -> Option<Delivery> {
+    pub fn on_link(&mut self, now: Time, l: u32, wake: &mut impl FnMut(Time, u32, PacketId)) -> Option<Delivery> {
         if l & PORT_WAKE != 0 {
             self.port_step(now, l & !PORT_WAKE, wake);
             return None;
         }
         let (pkt, next) = self.links[l as usize].pop_arrival(now);
         if let Some((t, head)) = next {
-            wake(t, l);
-            // The new head's slot is read when it arrives (usually soon on a busy link).
-            crate::engine::prefetch(self.pool.slot_ptr(head));
+            wake(t, l, head);
         }
         let p = self.pool.get_mut(pkt);
         p.hop += 1;
@@ -228,7 +237,7 @@ impl Network {
     /// the links after them at the packet's arrival times. One out-of-line
     /// copy, with the link's offer inlined into it.
     #[inline(never)]
-    fn forward(&mut self, mut at: Time, pkt: PacketId, mut link: u32, wake: &mut impl FnMut(Time, u32)) {
+    fn forward(&mut self, mut at: Time, pkt: PacketId, mut link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;
             let tapped = self.tapped[link as usize];
@@ -257,7 +266,7 @@ impl Network {
                 Offer::Admitted { wake: w, arrive, .. } => {
                     if !advancing {
                         if let Some(t) = w {
-                            wake(t, link);
+                            wake(t, link, pkt);
                         }
                         return;
                     }
@@ -311,7 +320,7 @@ impl Network {
     /// A frame's first cell reaches `link`'s UBR port at `at`; its cells
     /// follow at the cell rate of the link it came over.
     #[cold]
-    fn port_arrival(&mut self, at: Time, pkt: PacketId, link: u32, wake: &mut impl FnMut(Time, u32)) {
+    fn port_arrival(&mut self, at: Time, pkt: PacketId, link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         let p = *self.pool.get(pkt);
         let n = atm::cells(p.wire_bytes);
         let gap = if p.hop > 0 { self.links[self.routes.get(p.route)[p.hop as usize - 1] as usize].cell_time() } else { Dur::ZERO };
@@ -321,18 +330,18 @@ impl Network {
         let l = &mut self.links[link as usize];
         l.count_port_arrival(n);
         let last = l.port.as_mut().expect("a port").frame_arrives(at, pkt, p.conn, n, gap);
-        wake(last, link | PORT_WAKE);
+        wake(last, link | PORT_WAKE, NO_PACKET);
         self.port_outputs(link, wake);
     }
 
     /// Bring `link`'s port to `now` and pass on the frames it finished.
     #[cold]
-    fn port_step(&mut self, now: Time, link: u32, wake: &mut impl FnMut(Time, u32)) {
+    fn port_step(&mut self, now: Time, link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         self.links[link as usize].port.as_mut().expect("a port").advance(now);
         self.port_outputs(link, wake);
     }
 
-    fn port_outputs(&mut self, link: u32, wake: &mut impl FnMut(Time, u32)) {
+    fn port_outputs(&mut self, link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         let mut done = std::mem::take(&mut self.port_buf);
         done.extend(self.links[link as usize].port.as_mut().expect("a port").take_out());
         let log = self.tapped[link as usize] && self.taps[link as usize].log;
@@ -343,7 +352,7 @@ impl Network {
                     let l = &mut self.links[link as usize];
                     let cell = l.cell_time();
                     if let Some(t) = l.push_from_port(pkt, n, last) {
-                        wake(t, link);
+                        wake(t, link, pkt);
                     }
                     let tx_start = Time::from_ns(last.as_ns().saturating_sub(cell.as_ns()));
                     if log {
