@@ -182,7 +182,10 @@ impl Simulator {
     fn prefetch_next(&self) {
         match self.events.peek() {
             Some(&Ev::Link { link, pkt }) => {
-                prefetch(self.net.links.as_ptr().wrapping_add((link & !crate::net::PORT_WAKE) as usize));
+                let l = self.net.links.as_ptr().wrapping_add((link & !crate::net::PORT_WAKE) as usize);
+                // A link's arrival reads its first two cache lines: the transmitter and the packets in flight.
+                prefetch(l);
+                prefetch(l.cast::<u8>().wrapping_add(64));
                 self.net.prefetch_packet(pkt);
             }
             Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),

@@ -17,7 +17,7 @@ use super::queue::{Limit, Occupancy, QueueDisc};
 use crate::time::{Dur, Time};
 use std::collections::VecDeque;
 
-#[derive(Copy, Clone, Debug)]
+#[derive(Copy, Clone, Debug, Default)]
 struct InFlight {
     pkt: PacketId,
     bytes: u32,
@@ -25,21 +25,80 @@ struct InFlight {
     arrive: Time,
 }
 
-/// Counters of one link direction.
+/// The packets a link has admitted that have not yet reached its far node,
+/// in arrival order: the first inline, the others in a ring buffer. Most
+/// links of a large network carry one or two packets at a time, so most
+/// arrivals and admissions touch no memory beyond the link itself.
+#[repr(C)]
+#[derive(Default)]
+struct Fifo {
+    first: InFlight,
+    rest: VecDeque<InFlight>,
+    /// Whether `first` holds a packet (`rest` is empty when not).
+    any: bool,
+}
+
+impl Fifo {
+    #[inline]
+    fn len(&self) -> usize {
+        usize::from(self.any) + self.rest.len()
+    }
+
+    #[inline]
+    fn is_empty(&self) -> bool {
+        !self.any
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&InFlight> {
+        self.any.then_some(&self.first)
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<&InFlight> {
+        if i == 0 {
+            self.front()
+        } else {
+            self.rest.get(i - 1)
+        }
+    }
+
+    #[inline]
+    fn push_back(&mut self, e: InFlight) {
+        if self.any {
+            self.rest.push_back(e);
+        } else {
+            self.first = e;
+            self.any = true;
+        }
+    }
+
+    #[inline]
+    fn pop_front(&mut self) -> Option<InFlight> {
+        if !self.any {
+            return None;
+        }
+        let head = self.first;
+        match self.rest.pop_front() {
+            Some(next) => self.first = next,
+            None => self.any = false,
+        }
+        Some(head)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &InFlight> {
+        self.front().into_iter().chain(self.rest.iter())
+    }
+}
+
+/// The counters of one link direction that every admitted packet updates
+/// (kept in one cache line with the queue discipline).
+#[repr(C)]
 #[derive(Clone, Debug, Default)]
-pub struct LinkCounters {
-    pub arrivals: u64,
-    pub arrival_bytes: u64,
-    pub drops: u64,
-    pub drop_bytes: u64,
-    /// Drops by loss injection (included in `drops`).
-    pub loss_drops: u64,
+struct Counters {
     /// Packets admitted (they will be or have been transmitted).
-    pub accepted: u64,
-    pub accepted_bytes: u64,
-    /// Largest number of packets waiting (not counting the one in service).
-    pub max_queue_pkts: u64,
-    pub max_queue_bytes: u64,
+    accepted: u64,
+    accepted_bytes: u64,
     /// Sum over admitted packets of transmission time, in ns.
     busy_ns: u128,
     /// Sum over admitted packets of their wait before transmission, in ns.
@@ -78,31 +137,48 @@ pub enum Offer {
     Admitted { wake: Option<Time>, arrive: Time, tx_start: Time },
 }
 
+/// A link's fields are laid out by cache line, in the order a packet's
+/// arrival and admission read them: the transmitter, then the packets in
+/// flight, then the discipline and the per-packet counters; the rest is
+/// read at the end of the run or seldom.
+#[repr(C, align(64))]
 pub struct Link {
-    pub from: u32,
-    pub to: u32,
-    pub rate_bps: u64,
-    pub delay: Dur,
-    disc: QueueDisc,
-    fifo: VecDeque<InFlight>,
-    /// Number of entries at the front of `fifo` whose transmission has started.
-    started: usize,
-    waiting_bytes: u64,
+    // Line 0: the transmitter.
     busy_until: Time,
     /// When the most recently admitted packet starts transmission: the queue
     /// of waiting packets is empty from then until the next arrival waits.
     last_tx_start: Time,
+    waiting_bytes: u64,
+    pub delay: Dur,
+    /// Serialization times of the last two packet sizes seen (data and ACKs),
+    /// so the per-packet path does no 128-bit division.
+    ser_ns: [Dur; 2],
+    ser_bytes: [u32; 2],
+    /// Number of packets at the front of `fifo` whose transmission has started.
+    started: u32,
     /// Whether packets are handed to the next link as soon as they are
     /// admitted here (see [`Link::set_advancing`]) instead of by an arrival event.
     advancing: bool,
-    /// Serialization times of the last two packet sizes seen (data and ACKs),
-    /// so the per-packet path does no 128-bit division.
-    ser_cache: [(u32, Dur); 2],
-    pub counters: LinkCounters,
     /// An ATM link: packets travel as AAL5 cells ([`atm::wire_bytes`]).
     atm: bool,
     /// Hand a packet on when its first cell arrives (it feeds a cell switch port).
     first_cell: bool,
+    // Line 1: the packets in flight.
+    fifo: Fifo,
+    // Line 2: the discipline and the counters of admitted packets.
+    disc: QueueDisc,
+    counters: Counters,
+    // Seldom read.
+    drops: u64,
+    drop_bytes: u64,
+    /// Drops by loss injection (included in `drops`).
+    loss_drops: u64,
+    /// Largest number of packets waiting (not counting the one in service).
+    max_queue_pkts: u64,
+    max_queue_bytes: u64,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
     /// A UBR switch port instead of the packet queue.
     pub port: Option<Box<UbrPort>>,
 }
@@ -110,21 +186,27 @@ pub struct Link {
 impl Link {
     pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, disc: QueueDisc) -> Link {
         Link {
+            busy_until: Time::ZERO,
+            last_tx_start: Time::ZERO,
+            waiting_bytes: 0,
+            delay,
+            ser_ns: [Dur::ZERO; 2],
+            ser_bytes: [0; 2],
+            started: 0,
+            advancing: false,
+            atm: false,
+            first_cell: false,
+            fifo: Fifo::default(),
+            disc,
+            counters: Counters::default(),
+            drops: 0,
+            drop_bytes: 0,
+            loss_drops: 0,
+            max_queue_pkts: 0,
+            max_queue_bytes: 0,
             from,
             to,
             rate_bps,
-            delay,
-            disc,
-            fifo: VecDeque::new(),
-            started: 0,
-            waiting_bytes: 0,
-            busy_until: Time::ZERO,
-            last_tx_start: Time::ZERO,
-            advancing: false,
-            ser_cache: [(0, Dur::ZERO); 2],
-            counters: LinkCounters::default(),
-            atm: false,
-            first_cell: false,
             port: None,
         }
     }
@@ -166,20 +248,14 @@ impl Link {
         c.busy_ns += u128::from(busy.as_ns());
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
-        self.started = self.fifo.len();
+        self.started = self.fifo.len() as u32;
         was_empty.then_some(arrive)
-    }
-
-    /// A frame arriving at the port (arrival counters).
-    pub fn count_port_arrival(&mut self, cells: u32) {
-        self.counters.arrivals += 1;
-        self.counters.arrival_bytes += u64::from(cells * CELL_BYTES);
     }
 
     /// A frame the port lost (refused or cut); `queued` of its cells went out anyway.
     pub fn count_port_loss(&mut self, cells: u32, queued: u32) {
-        self.counters.drops += 1;
-        self.counters.drop_bytes += u64::from(cells * CELL_BYTES);
+        self.drops += 1;
+        self.drop_bytes += u64::from(cells * CELL_BYTES);
         self.counters.busy_ns += u128::from(self.cell_time().as_ns() * u64::from(queued));
     }
 
@@ -190,16 +266,17 @@ impl Link {
 
     #[inline]
     fn ser(&mut self, bytes: u32) -> Dur {
-        if self.ser_cache[0].0 == bytes {
-            return self.ser_cache[0].1;
+        if self.ser_bytes[0] == bytes {
+            return self.ser_ns[0];
         }
-        if self.ser_cache[1].0 == bytes {
-            self.ser_cache.swap(0, 1);
-            return self.ser_cache[0].1;
+        if self.ser_bytes[1] == bytes {
+            self.ser_bytes.swap(0, 1);
+            self.ser_ns.swap(0, 1);
+            return self.ser_ns[0];
         }
         let d = Dur::serialization(u64::from(bytes), self.rate_bps);
-        self.ser_cache[1] = self.ser_cache[0];
-        self.ser_cache[0] = (bytes, d);
+        self.ser_bytes = [bytes, self.ser_bytes[0]];
+        self.ser_ns = [d, self.ser_ns[0]];
         d
     }
 
@@ -221,7 +298,7 @@ impl Link {
     /// Move the cursor past every packet whose transmission has started by `now`.
     #[inline]
     fn advance(&mut self, now: Time) {
-        while let Some(e) = self.fifo.get(self.started) {
+        while let Some(e) = self.fifo.get(self.started as usize) {
             if e.tx_start > now {
                 break;
             }
@@ -233,7 +310,7 @@ impl Link {
     /// Packets and bytes waiting for the transmitter at `now`.
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.advance(now);
-        let packets = (self.fifo.len() - self.started) as u64;
+        let packets = (self.fifo.len() - self.started as usize) as u64;
         Occupancy { packets, bytes: self.waiting_bytes, empty_since: self.last_tx_start, busy: self.busy_until > now }
     }
 
@@ -251,12 +328,9 @@ impl Link {
 
     /// A packet reaching the link was removed by loss injection.
     pub fn count_injected_drop(&mut self, bytes: u32) {
-        let c = &mut self.counters;
-        c.arrivals += 1;
-        c.arrival_bytes += u64::from(bytes);
-        c.drops += 1;
-        c.drop_bytes += u64::from(bytes);
-        c.loss_drops += 1;
+        self.drops += 1;
+        self.drop_bytes += u64::from(bytes);
+        self.loss_drops += 1;
     }
 
     /// Offer a packet of `bytes` wire bytes at `now`.
@@ -280,13 +354,10 @@ impl Link {
                 self.pop_front_entry();
             }
         }
-        let c = &mut self.counters;
-        c.arrivals += 1;
-        c.arrival_bytes += u64::from(bytes);
         let must_wait = self.busy_until > now;
         if !must_wait {
             // The transmitter is idle: every earlier packet has started.
-            self.started = self.fifo.len();
+            self.started = self.fifo.len() as u32;
             self.waiting_bytes = 0;
         } else {
             // Bring the cursor to `now`: packets whose transmission has
@@ -294,14 +365,14 @@ impl Link {
             self.advance(now);
         }
         let occ = Occupancy {
-            packets: (self.fifo.len() - self.started) as u64,
+            packets: (self.fifo.len() - self.started as usize) as u64,
             bytes: self.waiting_bytes,
             empty_since: self.last_tx_start,
             busy: must_wait,
         };
         if !self.disc.admit(now, occ, u64::from(bytes)) {
-            self.counters.drops += 1;
-            self.counters.drop_bytes += u64::from(bytes);
+            self.drops += 1;
+            self.drop_bytes += u64::from(bytes);
             return Offer::Dropped;
         }
         let tx_start = if must_wait { self.busy_until } else { now };
@@ -317,15 +388,15 @@ impl Link {
         c.wait_ns += u128::from((tx_start - now).as_ns());
         if must_wait {
             self.waiting_bytes += u64::from(bytes);
-            let waiting = (self.fifo.len() - self.started) as u64 + 1;
-            c.max_queue_pkts = c.max_queue_pkts.max(waiting);
-            c.max_queue_bytes = c.max_queue_bytes.max(self.waiting_bytes);
+            let waiting = (self.fifo.len() - self.started as usize) as u64 + 1;
+            self.max_queue_pkts = self.max_queue_pkts.max(waiting);
+            self.max_queue_bytes = self.max_queue_bytes.max(self.waiting_bytes);
         }
         let was_empty = self.fifo.is_empty();
         self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
         if !must_wait {
             // Started at once: it is in service, not waiting.
-            debug_assert_eq!(self.started, self.fifo.len() - 1);
+            debug_assert_eq!(self.started as usize, self.fifo.len() - 1);
             self.started += 1;
         }
         Offer::Admitted { wake: if was_empty { Some(arrive) } else { None }, arrive, tx_start }
@@ -359,7 +430,7 @@ impl Link {
         let mut backlog_bytes = 0u64;
         let mut busy = c.busy_ns;
         let mut wait = c.wait_ns;
-        for e in &self.fifo {
+        for e in self.fifo.iter() {
             let ser = Dur::serialization(u64::from(e.bytes), self.rate_bps);
             let tx_end = e.tx_start + ser;
             if tx_end > end {
@@ -376,18 +447,19 @@ impl Link {
         }
         let span = end.as_ns() as f64;
         LinkReport {
-            arrivals: c.arrivals,
-            drops: c.drops,
-            drop_bytes: c.drop_bytes,
-            loss_drops: c.loss_drops,
+            // Every packet (or a port's frame) offered was admitted, dropped, or is still arriving at the port.
+            arrivals: c.accepted + self.drops + self.port_backlog(),
+            drops: self.drops,
+            drop_bytes: self.drop_bytes,
+            loss_drops: self.loss_drops,
             departures: c.accepted - backlog,
             departure_bytes: c.accepted_bytes - backlog_bytes,
             backlog_end: backlog + self.port_backlog(),
             propagating_end: propagating,
             utilization: if span > 0.0 { busy as f64 / span } else { 0.0 },
             queue_avg_pkts: if span > 0.0 { wait as f64 / span } else { 0.0 },
-            queue_max_pkts: c.max_queue_pkts,
-            queue_max_bytes: c.max_queue_bytes,
+            queue_max_pkts: self.max_queue_pkts,
+            queue_max_bytes: self.max_queue_bytes,
         }
     }
 }
@@ -422,6 +494,46 @@ mod tests {
         assert!((r.utilization - 0.24).abs() < 1e-12);
         assert!((r.queue_avg_pkts - 0.24).abs() < 1e-12);
         assert_eq!(r.queue_max_pkts, 2);
+    }
+
+    proptest::proptest! {
+        /// The link's queue of packets in flight (the first inline, the rest
+        /// beside) behaves as one FIFO queue.
+        #[test]
+        fn fifo_is_a_queue(ops in proptest::collection::vec(proptest::option::of(0u32..1000), 0..200)) {
+            let mut f = Fifo::default();
+            let mut reference = VecDeque::new();
+            for op in ops {
+                match op {
+                    Some(pkt) => {
+                        let e = InFlight { pkt, bytes: pkt + 1, tx_start: Time::from_ns(u64::from(pkt)), arrive: Time::from_ns(2 * u64::from(pkt)) };
+                        f.push_back(e);
+                        reference.push_back(e);
+                    }
+                    None => proptest::prop_assert_eq!(f.pop_front().map(|e| e.pkt), reference.pop_front().map(|e| e.pkt)),
+                }
+                proptest::prop_assert_eq!(f.len(), reference.len());
+                proptest::prop_assert_eq!(f.is_empty(), reference.is_empty());
+                for i in 0..=reference.len() {
+                    proptest::prop_assert_eq!(f.get(i).map(|e| e.pkt), reference.get(i).map(|e| e.pkt));
+                }
+                proptest::prop_assert!(f.iter().map(|e| e.pkt).eq(reference.iter().map(|e| e.pkt)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_fields_a_packet_touches_share_the_first_three_cache_lines() {
+        let l = link(1);
+        let base = &l as *const Link as usize;
+        let line = |p: usize| (p - base) / 64;
+        assert_eq!(base % 64, 0);
+        assert_eq!(line(&l.busy_until as *const _ as usize), 0);
+        assert_eq!(line(&l.first_cell as *const _ as usize), 0);
+        assert_eq!(line(&l.fifo.first as *const _ as usize), 1);
+        assert_eq!(line(&l.fifo.any as *const _ as usize), 1);
+        assert_eq!(line(&l.disc as *const _ as usize), 2);
+        assert_eq!(line(&l.counters.wait_ns as *const _ as usize), 2);
     }
 
     #[test]

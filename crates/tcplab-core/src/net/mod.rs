@@ -328,7 +328,6 @@ impl Network {
             self.log_packet(at, link, LOG_ENQUEUE, pkt);
         }
         let l = &mut self.links[link as usize];
-        l.count_port_arrival(n);
         let last = l.port.as_mut().expect("a port").frame_arrives(at, pkt, p.conn, n, gap);
         wake(last, link | PORT_WAKE, NO_PACKET);
         self.port_outputs(link, wake);
