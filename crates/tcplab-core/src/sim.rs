@@ -183,9 +183,9 @@ impl Simulator {
         match self.events.peek() {
             Some(&Ev::Link { link, pkt }) => {
                 let l = self.net.links.as_ptr().wrapping_add((link & !crate::net::PORT_WAKE) as usize);
-                // A link's arrival reads its first two cache lines: the transmitter and the packets in flight.
+                // A link's arrival reads its line 0, and line 2 when more packets follow.
                 prefetch(l);
-                prefetch(l.cast::<u8>().wrapping_add(64));
+                prefetch(l.cast::<u8>().wrapping_add(128));
                 self.net.prefetch_packet(pkt);
             }
             Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),

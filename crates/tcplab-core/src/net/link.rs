@@ -25,86 +25,6 @@ struct InFlight {
     arrive: Time,
 }
 
-/// The packets a link has admitted that have not yet reached its far node,
-/// in arrival order: the first inline, the others in a ring buffer. Most
-/// links of a large network carry one or two packets at a time, so most
-/// arrivals and admissions touch no memory beyond the link itself.
-#[repr(C)]
-#[derive(Default)]
-struct Fifo {
-    first: InFlight,
-    rest: VecDeque<InFlight>,
-    /// Whether `first` holds a packet (`rest` is empty when not).
-    any: bool,
-}
-
-impl Fifo {
-    #[inline]
-    fn len(&self) -> usize {
-        usize::from(self.any) + self.rest.len()
-    }
-
-    #[inline]
-    fn is_empty(&self) -> bool {
-        !self.any
-    }
-
-    #[inline]
-    fn front(&self) -> Option<&InFlight> {
-        self.any.then_some(&self.first)
-    }
-
-    #[inline]
-    fn get(&self, i: usize) -> Option<&InFlight> {
-        if i == 0 {
-            self.front()
-        } else {
-            self.rest.get(i - 1)
-        }
-    }
-
-    #[inline]
-    fn push_back(&mut self, e: InFlight) {
-        if self.any {
-            self.rest.push_back(e);
-        } else {
-            self.first = e;
-            self.any = true;
-        }
-    }
-
-    #[inline]
-    fn pop_front(&mut self) -> Option<InFlight> {
-        if !self.any {
-            return None;
-        }
-        let head = self.first;
-        match self.rest.pop_front() {
-            Some(next) => self.first = next,
-            None => self.any = false,
-        }
-        Some(head)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &InFlight> {
-        self.front().into_iter().chain(self.rest.iter())
-    }
-}
-
-/// The counters of one link direction that every admitted packet updates
-/// (kept in one cache line with the queue discipline).
-#[repr(C)]
-#[derive(Clone, Debug, Default)]
-struct Counters {
-    /// Packets admitted (they will be or have been transmitted).
-    accepted: u64,
-    accepted_bytes: u64,
-    /// Sum over admitted packets of transmission time, in ns.
-    busy_ns: u128,
-    /// Sum over admitted packets of their wait before transmission, in ns.
-    wait_ns: u128,
-}
-
 /// End-of-run summary of one link direction.
 #[derive(Clone, Debug)]
 pub struct LinkReport {
@@ -138,24 +58,26 @@ pub enum Offer {
 }
 
 /// A link's fields are laid out by cache line, in the order a packet's
-/// arrival and admission read them: the transmitter, then the packets in
-/// flight, then the discipline and the per-packet counters; the rest is
-/// read at the end of the run or seldom.
+/// arrival and admission read them. Line 0: the transmitter and the first
+/// packet in flight (an arrival on a link carrying one packet reads nothing
+/// else). Line 1: the serialization cache and the counters every admission
+/// updates (an admission to an idle link reads lines 0 and 1 only). Line 2:
+/// the other packets in flight and the discipline (read when packets wait
+/// or follow one another). The rest is seldom read.
+///
+/// The packets in flight are `first` (when `len > 0`) and then `rest`, in
+/// arrival order.
 #[repr(C, align(64))]
 pub struct Link {
-    // Line 0: the transmitter.
+    // Line 0.
     busy_until: Time,
-    /// When the most recently admitted packet starts transmission: the queue
-    /// of waiting packets is empty from then until the next arrival waits.
-    last_tx_start: Time,
     waiting_bytes: u64,
     pub delay: Dur,
-    /// Serialization times of the last two packet sizes seen (data and ACKs),
-    /// so the per-packet path does no 128-bit division.
-    ser_ns: [Dur; 2],
-    ser_bytes: [u32; 2],
-    /// Number of packets at the front of `fifo` whose transmission has started.
+    /// Number of packets in flight whose transmission has started (they come first).
     started: u32,
+    /// Packets in flight.
+    len: u32,
+    first: InFlight,
     /// Whether packets are handed to the next link as soon as they are
     /// admitted here (see [`Link::set_advancing`]) instead of by an arrival event.
     advancing: bool,
@@ -163,22 +85,39 @@ pub struct Link {
     atm: bool,
     /// Hand a packet on when its first cell arrives (it feeds a cell switch port).
     first_cell: bool,
-    // Line 1: the packets in flight.
-    fifo: Fifo,
-    // Line 2: the discipline and the counters of admitted packets.
+    /// Loss rules, the packet log or a capture look at this link's packets.
+    pub tapped: bool,
+    /// The discipline decides on packets arriving at an idle transmitter
+    /// too (RED); tail drop admits them without looking.
+    disc_always: bool,
+    // Line 1.
+    /// Serialization times of the last two packet sizes seen (data and
+    /// ACKs), most recent first, so the per-packet path does no 128-bit
+    /// division. The most recent admission's is `ser_ns[0]`.
+    ser_ns: [Dur; 2],
+    ser_bytes: [u32; 2],
+    /// Packets admitted (they will be or have been transmitted).
+    accepted: u64,
+    accepted_bytes: u64,
+    /// Sum over admitted packets of transmission time, in ns (at most the
+    /// end of the last transmission, so it fits).
+    busy_ns: u64,
+    /// Sum over admitted packets of their wait before transmission, in ns.
+    wait_ns: u128,
+    // Line 2.
+    rest: VecDeque<InFlight>,
     disc: QueueDisc,
-    counters: Counters,
+    /// Largest number of packets waiting (not counting the one in service).
+    max_queue_pkts: u64,
+    max_queue_bytes: u64,
     // Seldom read.
     drops: u64,
     drop_bytes: u64,
     /// Drops by loss injection (included in `drops`).
     loss_drops: u64,
-    /// Largest number of packets waiting (not counting the one in service).
-    max_queue_pkts: u64,
-    max_queue_bytes: u64,
+    pub rate_bps: u64,
     pub from: u32,
     pub to: u32,
-    pub rate_bps: u64,
     /// A UBR switch port instead of the packet queue.
     pub port: Option<Box<UbrPort>>,
 }
@@ -187,28 +126,78 @@ impl Link {
     pub fn new(from: u32, to: u32, rate_bps: u64, delay: Dur, disc: QueueDisc) -> Link {
         Link {
             busy_until: Time::ZERO,
-            last_tx_start: Time::ZERO,
             waiting_bytes: 0,
             delay,
-            ser_ns: [Dur::ZERO; 2],
-            ser_bytes: [0; 2],
             started: 0,
+            len: 0,
+            first: InFlight::default(),
             advancing: false,
             atm: false,
             first_cell: false,
-            fifo: Fifo::default(),
+            tapped: false,
+            disc_always: matches!(disc, QueueDisc::Red(_)),
+            ser_ns: [Dur::ZERO; 2],
+            ser_bytes: [0; 2],
+            accepted: 0,
+            accepted_bytes: 0,
+            busy_ns: 0,
+            wait_ns: 0,
+            rest: VecDeque::new(),
             disc,
-            counters: Counters::default(),
+            max_queue_pkts: 0,
+            max_queue_bytes: 0,
             drops: 0,
             drop_bytes: 0,
             loss_drops: 0,
-            max_queue_pkts: 0,
-            max_queue_bytes: 0,
             from,
             to,
             rate_bps,
             port: None,
         }
+    }
+
+    /// The `i`-th packet in flight, in arrival order.
+    #[inline]
+    fn in_flight(&self, i: usize) -> Option<&InFlight> {
+        if i >= self.len as usize {
+            None
+        } else if i == 0 {
+            Some(&self.first)
+        } else {
+            self.rest.get(i - 1)
+        }
+    }
+
+    #[inline]
+    fn front(&self) -> Option<&InFlight> {
+        self.in_flight(0)
+    }
+
+    #[inline]
+    fn push_in_flight(&mut self, e: InFlight) {
+        if self.len == 0 {
+            self.first = e;
+        } else {
+            self.rest.push_back(e);
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    fn pop_in_flight(&mut self) -> Option<InFlight> {
+        if self.len == 0 {
+            return None;
+        }
+        let head = self.first;
+        self.len -= 1;
+        if self.len > 0 {
+            self.first = self.rest.pop_front().expect("a packet after the first");
+        }
+        Some(head)
+    }
+
+    fn iter_in_flight(&self) -> impl Iterator<Item = &InFlight> {
+        self.front().into_iter().chain(self.rest.iter())
     }
 
     /// Make this an ATM link; with `port`, its output is that UBR switch port.
@@ -242,13 +231,12 @@ impl Link {
         let busy = Dur::from_ns(self.cell_time().as_ns() * u64::from(cells));
         let tx_start = Time::from_ns(last_departure.as_ns().saturating_sub(busy.as_ns()));
         let arrive = last_departure + self.delay;
-        let c = &mut self.counters;
-        c.accepted += 1;
-        c.accepted_bytes += u64::from(bytes);
-        c.busy_ns += u128::from(busy.as_ns());
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
-        self.started = self.fifo.len() as u32;
+        self.accepted += 1;
+        self.accepted_bytes += u64::from(bytes);
+        self.busy_ns += busy.as_ns();
+        let was_empty = self.len == 0;
+        self.push_in_flight(InFlight { pkt, bytes, tx_start, arrive });
+        self.started = self.len;
         was_empty.then_some(arrive)
     }
 
@@ -256,7 +244,7 @@ impl Link {
     pub fn count_port_loss(&mut self, cells: u32, queued: u32) {
         self.drops += 1;
         self.drop_bytes += u64::from(cells * CELL_BYTES);
-        self.counters.busy_ns += u128::from(self.cell_time().as_ns() * u64::from(queued));
+        self.busy_ns += self.cell_time().as_ns() * u64::from(queued);
     }
 
     /// Frames still arriving at the port (counted as backlog at the end).
@@ -298,7 +286,7 @@ impl Link {
     /// Move the cursor past every packet whose transmission has started by `now`.
     #[inline]
     fn advance(&mut self, now: Time) {
-        while let Some(e) = self.fifo.get(self.started as usize) {
+        while let Some(e) = self.in_flight(self.started as usize) {
             if e.tx_start > now {
                 break;
             }
@@ -310,8 +298,8 @@ impl Link {
     /// Packets and bytes waiting for the transmitter at `now`.
     pub fn occupancy(&mut self, now: Time) -> Occupancy {
         self.advance(now);
-        let packets = (self.fifo.len() - self.started as usize) as u64;
-        Occupancy { packets, bytes: self.waiting_bytes, empty_since: self.last_tx_start, busy: self.busy_until > now }
+        let packets = u64::from(self.len - self.started);
+        Occupancy { packets, bytes: self.waiting_bytes, empty_since: self.last_tx_start(), busy: self.busy_until > now }
     }
 
     /// How many packets of `bytes` bytes, offered one after another now,
@@ -350,29 +338,21 @@ impl Link {
         let bytes = if CELLS { atm::wire_bytes(bytes) } else { bytes };
         if self.advancing {
             // Forget packets that have reached the far node (handed on already).
-            while self.fifo.front().is_some_and(|e| e.arrive <= now) {
+            while self.front().is_some_and(|e| e.arrive <= now) {
                 self.pop_front_entry();
             }
         }
         let must_wait = self.busy_until > now;
         if !must_wait {
             // The transmitter is idle: every earlier packet has started.
-            self.started = self.fifo.len() as u32;
+            self.started = self.len;
             self.waiting_bytes = 0;
         } else {
             // Bring the cursor to `now`: packets whose transmission has
             // started leave the waiting count.
             self.advance(now);
         }
-        let occ = Occupancy {
-            packets: (self.fifo.len() - self.started as usize) as u64,
-            bytes: self.waiting_bytes,
-            empty_since: self.last_tx_start,
-            busy: must_wait,
-        };
-        if !self.disc.admit(now, occ, u64::from(bytes)) {
-            self.drops += 1;
-            self.drop_bytes += u64::from(bytes);
+        if (must_wait || self.disc_always) && !self.admit(now, must_wait, bytes) {
             return Offer::Dropped;
         }
         let tx_start = if must_wait { self.busy_until } else { now };
@@ -380,26 +360,45 @@ impl Link {
         let tx_end = tx_start + ser;
         let arrive = if CELLS && self.first_cell { tx_start + self.cell_time() } else { tx_end } + self.delay;
         self.busy_until = tx_end;
-        self.last_tx_start = tx_start;
-        let c = &mut self.counters;
-        c.accepted += 1;
-        c.accepted_bytes += u64::from(bytes);
-        c.busy_ns += u128::from(ser.as_ns());
-        c.wait_ns += u128::from((tx_start - now).as_ns());
+        self.accepted += 1;
+        self.accepted_bytes += u64::from(bytes);
+        self.busy_ns += ser.as_ns();
+        self.wait_ns += u128::from((tx_start - now).as_ns());
         if must_wait {
             self.waiting_bytes += u64::from(bytes);
-            let waiting = (self.fifo.len() - self.started as usize) as u64 + 1;
+            let waiting = u64::from(self.len - self.started) + 1;
             self.max_queue_pkts = self.max_queue_pkts.max(waiting);
             self.max_queue_bytes = self.max_queue_bytes.max(self.waiting_bytes);
         }
-        let was_empty = self.fifo.is_empty();
-        self.fifo.push_back(InFlight { pkt, bytes, tx_start, arrive });
+        let was_empty = self.len == 0;
+        self.push_in_flight(InFlight { pkt, bytes, tx_start, arrive });
         if !must_wait {
             // Started at once: it is in service, not waiting.
-            debug_assert_eq!(self.started as usize, self.fifo.len() - 1);
+            debug_assert_eq!(self.started, self.len - 1);
             self.started += 1;
         }
         Offer::Admitted { wake: if was_empty { Some(arrive) } else { None }, arrive, tx_start }
+    }
+
+    /// The discipline's decision on a packet of `bytes` arriving now.
+    #[inline]
+    fn admit(&mut self, now: Time, busy: bool, bytes: u32) -> bool {
+        let occ = Occupancy { packets: u64::from(self.len - self.started), bytes: self.waiting_bytes, empty_since: self.last_tx_start(), busy };
+        if self.disc.admit(now, occ, u64::from(bytes)) {
+            return true;
+        }
+        self.drops += 1;
+        self.drop_bytes += u64::from(bytes);
+        false
+    }
+
+    /// When the most recently admitted packet started transmission (the
+    /// queue of waiting packets is empty from then until the next arrival
+    /// waits): the end of the last transmission less its duration, the
+    /// serialization cache's most recent entry.
+    #[inline]
+    fn last_tx_start(&self) -> Time {
+        Time::from_ns(self.busy_until.as_ns() - self.ser_ns[0].as_ns())
     }
 
     /// Called at the head packet's arrival time: remove it and return it with
@@ -408,12 +407,12 @@ impl Link {
     pub fn pop_arrival(&mut self, now: Time) -> (PacketId, Option<(Time, PacketId)>) {
         let head = self.pop_front_entry();
         debug_assert_eq!(head.arrive, now);
-        (head.pkt, self.fifo.front().map(|e| (e.arrive, e.pkt)))
+        (head.pkt, self.front().map(|e| (e.arrive, e.pkt)))
     }
 
     #[inline]
     fn pop_front_entry(&mut self) -> InFlight {
-        let head = self.fifo.pop_front().expect("link woken with nothing in flight");
+        let head = self.pop_in_flight().expect("link woken with nothing in flight");
         if self.started > 0 {
             self.started -= 1;
         } else {
@@ -424,13 +423,12 @@ impl Link {
 
     /// The summary of the run, ending at `end`.
     pub fn report(&self, end: Time) -> LinkReport {
-        let c = &self.counters;
         let mut backlog = 0u64;
         let mut propagating = 0u64;
         let mut backlog_bytes = 0u64;
-        let mut busy = c.busy_ns;
-        let mut wait = c.wait_ns;
-        for e in self.fifo.iter() {
+        let mut busy = u128::from(self.busy_ns);
+        let mut wait = self.wait_ns;
+        for e in self.iter_in_flight() {
             let ser = Dur::serialization(u64::from(e.bytes), self.rate_bps);
             let tx_end = e.tx_start + ser;
             if tx_end > end {
@@ -448,12 +446,12 @@ impl Link {
         let span = end.as_ns() as f64;
         LinkReport {
             // Every packet (or a port's frame) offered was admitted, dropped, or is still arriving at the port.
-            arrivals: c.accepted + self.drops + self.port_backlog(),
+            arrivals: self.accepted + self.drops + self.port_backlog(),
             drops: self.drops,
             drop_bytes: self.drop_bytes,
             loss_drops: self.loss_drops,
-            departures: c.accepted - backlog,
-            departure_bytes: c.accepted_bytes - backlog_bytes,
+            departures: self.accepted - backlog,
+            departure_bytes: self.accepted_bytes - backlog_bytes,
             backlog_end: backlog + self.port_backlog(),
             propagating_end: propagating,
             utilization: if span > 0.0 { busy as f64 / span } else { 0.0 },
@@ -497,43 +495,49 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The link's queue of packets in flight (the first inline, the rest
-        /// beside) behaves as one FIFO queue.
+        /// A link's packets in flight (the first inline, the others beside)
+        /// behave as one FIFO queue.
         #[test]
-        fn fifo_is_a_queue(ops in proptest::collection::vec(proptest::option::of(0u32..1000), 0..200)) {
-            let mut f = Fifo::default();
+        fn packets_in_flight_are_a_queue(ops in proptest::collection::vec(proptest::option::of(0u32..1000), 0..200)) {
+            let mut l = link(1);
             let mut reference = VecDeque::new();
             for op in ops {
                 match op {
                     Some(pkt) => {
                         let e = InFlight { pkt, bytes: pkt + 1, tx_start: Time::from_ns(u64::from(pkt)), arrive: Time::from_ns(2 * u64::from(pkt)) };
-                        f.push_back(e);
+                        l.push_in_flight(e);
                         reference.push_back(e);
                     }
-                    None => proptest::prop_assert_eq!(f.pop_front().map(|e| e.pkt), reference.pop_front().map(|e| e.pkt)),
+                    None => proptest::prop_assert_eq!(l.pop_in_flight().map(|e| e.pkt), reference.pop_front().map(|e| e.pkt)),
                 }
-                proptest::prop_assert_eq!(f.len(), reference.len());
-                proptest::prop_assert_eq!(f.is_empty(), reference.is_empty());
+                proptest::prop_assert_eq!(l.len as usize, reference.len());
                 for i in 0..=reference.len() {
-                    proptest::prop_assert_eq!(f.get(i).map(|e| e.pkt), reference.get(i).map(|e| e.pkt));
+                    proptest::prop_assert_eq!(l.in_flight(i).map(|e| e.pkt), reference.get(i).map(|e| e.pkt));
                 }
-                proptest::prop_assert!(f.iter().map(|e| e.pkt).eq(reference.iter().map(|e| e.pkt)));
+                proptest::prop_assert!(l.iter_in_flight().map(|e| e.pkt).eq(reference.iter().map(|e| e.pkt)));
             }
         }
     }
 
     #[test]
-    fn the_fields_a_packet_touches_share_the_first_three_cache_lines() {
+    fn an_arrival_and_an_admission_to_an_idle_link_read_two_cache_lines() {
         let l = link(1);
         let base = &l as *const Link as usize;
         let line = |p: usize| (p - base) / 64;
         assert_eq!(base % 64, 0);
-        assert_eq!(line(&l.busy_until as *const _ as usize), 0);
-        assert_eq!(line(&l.first_cell as *const _ as usize), 0);
-        assert_eq!(line(&l.fifo.first as *const _ as usize), 1);
-        assert_eq!(line(&l.fifo.any as *const _ as usize), 1);
+        // Arrival of the only packet in flight: line 0.
+        for p in [&l.busy_until as *const _ as usize, &l.waiting_bytes as *const _ as usize, &l.delay as *const _ as usize,
+                  &l.started as *const _ as usize, &l.len as *const _ as usize, &l.first as *const _ as usize,
+                  &l.first.arrive as *const _ as usize, &l.tapped as *const _ as usize, &l.disc_always as *const _ as usize] {
+            assert_eq!(line(p), 0);
+        }
+        // Admission: line 1 too.
+        for p in [&l.ser_ns as *const _ as usize, &l.ser_bytes as *const _ as usize, &l.accepted as *const _ as usize,
+                  &l.busy_ns as *const _ as usize, &l.wait_ns as *const _ as usize] {
+            assert_eq!(line(p), 1);
+        }
+        assert_eq!(line(&l.rest as *const _ as usize), 2);
         assert_eq!(line(&l.disc as *const _ as usize), 2);
-        assert_eq!(line(&l.counters.wait_ns as *const _ as usize), 2);
     }
 
     #[test]

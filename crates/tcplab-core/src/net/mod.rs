@@ -59,9 +59,8 @@ pub struct Network {
     pub links: Vec<Link>,
     routes: Routes,
     pool: PacketPool,
-    /// Loss injection and logging, per link; `tapped[l]` says whether to look.
+    /// Loss injection and logging, per link (whether to look is the link's `tapped`).
     taps: Vec<Tap>,
-    tapped: Vec<bool>,
     /// The class of each registered flow (loss rules match on it).
     flow_class: Vec<u32>,
     log: Vec<LogRow>,
@@ -76,26 +75,28 @@ pub struct Network {
 }
 
 impl Network {
-    pub fn new(nodes: Vec<String>, links: Vec<Link>, routes: Routes, taps: Vec<Tap>, stop: Option<Time>) -> Network {
-        let tapped = taps.iter().map(|t| t.log || !t.rules.is_empty()).collect();
-        Network { nodes, links, routes, pool: PacketPool::default(), taps, tapped, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
+    pub fn new(nodes: Vec<String>, mut links: Vec<Link>, routes: Routes, taps: Vec<Tap>, stop: Option<Time>) -> Network {
+        for (l, t) in links.iter_mut().zip(&taps) {
+            l.tapped = t.log || !t.rules.is_empty();
+        }
+        Network { nodes, links, routes, pool: PacketPool::default(), taps, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
     }
 
     /// Capture the links `captures` names (see [`capture`]).
     pub fn set_captures(&mut self, captures: Captures) {
-        for (l, t) in self.tapped.iter_mut().enumerate() {
-            *t |= captures.captures(l as u32);
+        for (l, link) in self.links.iter_mut().enumerate() {
+            link.tapped |= captures.captures(l as u32);
         }
         self.captures = Some(Box::new(captures));
     }
 
-    /// Whether any link is captured.
     /// Start loading packet `pkt`'s header (a hint; any id is harmless).
     #[inline]
     pub fn prefetch_packet(&self, pkt: PacketId) {
         crate::engine::prefetch(self.pool.slot_ptr(pkt));
     }
 
+    /// Whether any link is captured.
     pub fn capturing(&self) -> bool {
         self.captures.is_some()
     }
@@ -240,7 +241,7 @@ impl Network {
     fn forward(&mut self, mut at: Time, pkt: PacketId, mut link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         loop {
             let bytes = self.pool.get(pkt).wire_bytes;
-            let tapped = self.tapped[link as usize];
+            let tapped = self.links[link as usize].tapped;
             if tapped && !self.taps[link as usize].rules.is_empty() && self.tap_drops(at, pkt, link) {
                 self.dropped += 1;
                 self.pool.free(pkt);
@@ -324,7 +325,7 @@ impl Network {
         let p = *self.pool.get(pkt);
         let n = atm::cells(p.wire_bytes);
         let gap = if p.hop > 0 { self.links[self.routes.get(p.route)[p.hop as usize - 1] as usize].cell_time() } else { Dur::ZERO };
-        if self.tapped[link as usize] && self.taps[link as usize].log {
+        if self.links[link as usize].tapped && self.taps[link as usize].log {
             self.log_packet(at, link, LOG_ENQUEUE, pkt);
         }
         let l = &mut self.links[link as usize];
@@ -343,7 +344,7 @@ impl Network {
     fn port_outputs(&mut self, link: u32, wake: &mut impl FnMut(Time, u32, PacketId)) {
         let mut done = std::mem::take(&mut self.port_buf);
         done.extend(self.links[link as usize].port.as_mut().expect("a port").take_out());
-        let log = self.tapped[link as usize] && self.taps[link as usize].log;
+        let log = self.links[link as usize].tapped && self.taps[link as usize].log;
         for out in done.drain(..) {
             match out {
                 FrameOut::Sent(pkt, last) => {
