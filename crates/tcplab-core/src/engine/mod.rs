@@ -26,27 +26,35 @@ pub fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// Buckets of at most this many events become due at once, sorted, rather
+/// than being spread over the lower buckets.
+const SORT_DUE: usize = 16;
+
 /// A deterministic future-event list for a clock that never goes back: a
 /// radix heap keyed by time (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster
 /// algorithms for the shortest path problem", JACM 37(2), 1990), with ties
 /// served in scheduling order.
 ///
-/// Every pending event is at or after `last`, the time of the latest event
-/// served. Events at `last` wait in `due`, in scheduling order; an event at
-/// a later time `t` waits in bucket `b`, where bit `b` is the highest bit in
-/// which `t` and `last` differ. When `due` runs dry, the lowest non-empty
-/// bucket is emptied: its earliest time becomes `last`, and its events move,
-/// in their order, to `due` or to lower buckets. Buckets are only appended to
-/// and read through, so the queue's memory is touched in sequence, which
-/// keeps it fast with hundreds of thousands of pending timers (a binary heap
-/// reads a cache line at random per level); an event moves at most 64 times.
+/// Every pending event is at or after `last`, the earliest time of the
+/// latest refill. The events served next wait in `due`, sorted by time (ties
+/// in scheduling order); an event later than all of them waits in bucket
+/// `b`, where bit `b` is the highest bit in which its time and `last`
+/// differ. When `due` runs dry, the lowest non-empty bucket is emptied: a
+/// few events (up to [`SORT_DUE`]) are sorted into `due`; more are spread,
+/// in their order, over `due` (those at its earliest time, the new `last`)
+/// and the lower buckets. An event pushed within the span of `due` is put
+/// in its place there. Buckets are only appended to and read through, so the
+/// queue's memory is touched in sequence, which keeps it fast with hundreds
+/// of thousands of pending timers (a binary heap reads a cache line at
+/// random per level); an event moves at most 64 times.
 ///
 /// Ties stay in scheduling order: all events of one time are in one bucket
 /// (the bucket is a function of the time and `last`), they enter it in
 /// scheduling order or together from one higher bucket in their order there,
-/// and a bucket keeps the order in which events enter it. Each bucket also
-/// knows its earliest event (the first of its earliest time), so the next
-/// event can be looked at without moving anything.
+/// a bucket keeps the order in which events enter it, and the sort into
+/// `due` is stable. Each bucket also knows its earliest event (the first of
+/// its earliest time), so the next event can be looked at without moving
+/// anything.
 pub struct EventQueue<E> {
     last: u64,
     due: Vec<(u64, E)>,
@@ -87,10 +95,14 @@ impl<E: Copy> EventQueue<E> {
         let t = time.as_ns();
         debug_assert!(t >= self.last, "an event scheduled in the past: {t} < {}", self.last);
         self.len += 1;
-        if t == self.last {
-            self.due.push((t, event));
-        } else {
-            self.put(t, event);
+        match self.due.last() {
+            // Within the run of due events: in its place, after those of its time.
+            Some(&(end, _)) if self.head < self.due.len() && t <= end => {
+                let pos = self.head + self.due[self.head..].partition_point(|e| e.0 <= t);
+                self.due.insert(pos, (t, event));
+            }
+            _ if t == self.last => self.due.push((t, event)),
+            _ => self.put(t, event),
         }
     }
 
@@ -119,11 +131,25 @@ impl<E: Copy> EventQueue<E> {
         let mut from = std::mem::take(&mut self.buckets[b]);
         self.last = self.first[b].0;
         self.first[b] = (u64::MAX, 0);
-        for &(t, e) in &from {
-            if t == self.last {
-                self.due.push((t, e));
-            } else {
-                self.put(t, e);
+        if from.len() <= SORT_DUE {
+            // A few events: all of them become due, sorted by time (stably,
+            // so those of one time stay in scheduling order). Every event
+            // left in the buckets is later than all of them.
+            self.due.extend_from_slice(&from);
+            for i in 1..self.due.len() {
+                let mut j = i;
+                while j > 0 && self.due[j - 1].0 > self.due[j].0 {
+                    self.due.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+        } else {
+            for &(t, e) in &from {
+                if t == self.last {
+                    self.due.push((t, e));
+                } else {
+                    self.put(t, e);
+                }
             }
         }
         from.clear();
