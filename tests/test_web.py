@@ -41,6 +41,20 @@ def test_http11_page_is_one_connection() -> None:
     assert page.delay_s < tcplab.run(web("1.0")).pages.delay_s.iloc[0]
 
 
+def test_embedded_with_primary_fetches_the_whole_page_at_once() -> None:
+    # HTTP/1.0: the four connections open together, so the page takes one object time, not two.
+    res = tcplab.run(web("1.0", embedded_start="with_primary"))
+    page = res.pages.iloc[0]
+    assert page.objects == 4 and page.completed and len(res.flows) == 4
+    assert (res.flows.start_s == 0).all()
+    # Four SYN-ACKs and segments share the path, so a few serialization times more than one object alone.
+    assert page.delay_s == pytest.approx(one_object_time(), abs=1e-4)
+    # HTTP/1.1: one connection whose one reply is the whole page: as long as a page of one 4-segment object.
+    one = tcplab.run(web("1.1", embedded_start="with_primary"))
+    assert len(one.flows) == 1 and one.flows.bytes.iloc[0] == 4 * 1460
+    assert one.pages.delay_s.iloc[0] == tcplab.run(web("1.1", size=f"{4 * 1460}B", embedded=0)).pages.delay_s.iloc[0]
+
+
 def test_think_times_between_pages_are_uniform_1_to_5_s() -> None:
     sc = web("1.0", pages=200)
     del sc["apps"][0]["pages"]

@@ -341,6 +341,9 @@ pub struct WebSpec {
     /// Think times run from each page's start, not its end.
     #[serde(default)]
     pub think_from_start: bool,
+    /// The embedded objects are asked for with the primary.
+    #[serde(default)]
+    pub embedded_with_primary: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -598,6 +601,7 @@ impl AppSpec {
                     cycle: w.cycle_ns.map(Dur::from_ns),
                     cycle_closed: w.cycle_closed,
                     think_from_start: w.think_from_start,
+                    embedded_with_primary: w.embedded_with_primary,
                 })))
             }
             "repeat" => {

@@ -199,6 +199,10 @@ class WebApp(_Model):
     """Where a think time runs from: the previous page's end, or its start (its
     request; the next page then starts as soon as the previous one completes if
     the think time has already passed)."""
+    embedded_start: Literal["after_primary", "with_primary"] = "after_primary"
+    """When the embedded objects are asked for: once the primary has arrived,
+    or with it (HTTP/1.0: every object of the page on its own connection at
+    once; HTTP/1.1: the whole page as one reply on one connection)."""
     start: Start = "0s"
     tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
 
@@ -250,6 +254,8 @@ def core_app(a: Any) -> dict[str, Any]:
                       "object": _core_size(a.object), "pages": a.pages}  # fmt: skip
         if a.think_from == "start":
             out["web"]["think_from_start"] = True
+        if a.embedded_start == "with_primary":
+            out["web"]["embedded_with_primary"] = True
         if a.cycle is not None:
             out["web"]["cycle_ns"] = a.cycle
             if a.closed_loop:

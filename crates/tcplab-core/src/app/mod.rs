@@ -64,6 +64,10 @@ pub struct WebConfig {
     /// the next page starts a think time after this one started, or when
     /// this one completes if that is later (one page at a time).
     pub think_from_start: bool,
+    /// The embedded objects are asked for with the primary, not after it:
+    /// HTTP/1.0, every object of the page on its own connection at once;
+    /// HTTP/1.1, the whole page as one reply on one connection.
+    pub embedded_with_primary: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -238,11 +242,36 @@ impl Apps {
     fn start_planned<T: Transport>(&mut self, a: u32, t: &mut T) -> bool {
         let Some(p) = self.apps[a as usize].planned.pop_front() else { return false };
         self.apps[a as usize].pages_started += 1;
-        let pg = &mut self.pages[p as usize];
-        pg.start = Some(t.now());
-        let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
-        self.open(a, Some(primary), page_tag(p, true), t);
+        self.pages[p as usize].start = Some(t.now());
+        self.fetch_page(a, p, t);
         true
+    }
+
+    /// Ask for page `p` of web application `a`: its primary object, and with
+    /// `embedded_with_primary` the embedded ones at the same time.
+    fn fetch_page<T: Transport>(&mut self, a: u32, p: u32, t: &mut T) {
+        let (with, http11) = match &self.apps[a as usize].kind {
+            AppKind::Web(w) => (w.embedded_with_primary, w.http11),
+            _ => (false, false),
+        };
+        let pg = &mut self.pages[p as usize];
+        if !with || pg.embedded.is_empty() {
+            let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
+            self.open(a, Some(primary), page_tag(p, true), t);
+            return;
+        }
+        let embedded = std::mem::take(&mut pg.embedded);
+        if http11 {
+            let bytes = pg.bytes;
+            self.open(a, Some(bytes), page_tag(p, true), t);
+            return;
+        }
+        let primary = pg.bytes - embedded.iter().sum::<u64>();
+        pg.pending += embedded.len() as u32;
+        self.open(a, Some(primary), page_tag(p, true), t);
+        for size in embedded {
+            self.open(a, Some(size), page_tag(p, false), t);
+        }
     }
 
     /// Application `a`'s wake-up: a new transfer, page or burst.
@@ -266,10 +295,10 @@ impl Apps {
                 let embedded: Vec<u64> = (0..w.embedded).map(|_| w.object.draw(&mut app.rng)).collect();
                 let bytes = primary + embedded.iter().sum::<u64>();
                 let objects = 1 + embedded.len() as u32;
-                // The primary first; the embedded objects when it completes.
+                // The primary first; the embedded objects when it completes (or with it).
                 let cycle = w.cycle.filter(|_| !w.cycle_closed);
                 let page = self.new_page(a, now, objects, bytes, embedded);
-                self.open(a, Some(primary), page_tag(page, true), t);
+                self.fetch_page(a, page, t);
                 if let Some(c) = cycle {
                     t.wake_at(now + c);
                 }
@@ -421,7 +450,8 @@ mod tests {
     #[test]
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
         let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false, think_from_start: false }; // fmt: skip
+                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false, think_from_start: false,
+                              embedded_with_primary: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
@@ -435,12 +465,42 @@ mod tests {
     }
 
     #[test]
+    fn embedded_with_primary_asks_for_the_whole_page_at_once() {
+        for http11 in [false, true] {
+            let web = WebConfig { http11, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                                  think: Think::Constant(Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false,
+                                  think_from_start: false, embedded_with_primary: true }; // fmt: skip
+            let mut apps = app(AppKind::Web(Box::new(web)), None);
+            let mut t = Recorder::default();
+            apps.on_wake(0, &mut t);
+            let tags: Vec<u64> = t.opened.iter().map(|o| o.1).collect();
+            if http11 {
+                // One connection, one reply: the page's 7000 bytes.
+                assert_eq!(t.opened, [(Some(7000), page_tag(0, true))]);
+            } else {
+                // Four connections at once: the primary and the three embedded objects.
+                assert_eq!(t.opened.iter().map(|o| o.0).collect::<Vec<_>>(), [Some(1000), Some(2000), Some(2000), Some(2000)]);
+                assert_eq!(tags, [page_tag(0, true), page_tag(0, false), page_tag(0, false), page_tag(0, false)]);
+            }
+            // The page ends when its last transfer does, whatever the order, and nothing more is asked for.
+            for (k, &tag) in tags.iter().enumerate().rev() {
+                assert!(apps.pages[0].end.is_none());
+                t.now = Time::from_ns(10 + k as u64);
+                apps.on_event(0, k as u32, tag, ConnEvent::Complete, &mut t);
+            }
+            assert_eq!(apps.pages[0].end, Some(Time::from_ns(10)));
+            assert_eq!(t.opened.len(), tags.len());
+            assert!(t.exchanges.is_empty());
+        }
+    }
+
+    #[test]
     fn think_from_start_counts_the_think_time_from_the_request() {
         let s = |x: u64| Time::from_ns(x * 1_000_000_000);
         for (from_start, done, next) in [(false, 1, 3), (true, 1, 2), (true, 3, 3)] {
             let web = WebConfig { http11: false, embedded: 0, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                                   think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: None, cycle_closed: false,
-                                  think_from_start: from_start }; // fmt: skip
+                                  think_from_start: from_start, embedded_with_primary: false }; // fmt: skip
             let mut apps = app(AppKind::Web(Box::new(web)), None);
             let mut t = Recorder::default();
             apps.on_wake(0, &mut t);
@@ -455,7 +515,8 @@ mod tests {
     fn a_cycle_starts_a_page_every_cycle_whatever_the_last_one_does() {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 4, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false, think_from_start: false }; // fmt: skip
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false, think_from_start: false,
+                              embedded_with_primary: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         // Page 0 opens at 0 and asks for page 1 at 10 s at once.
@@ -476,7 +537,8 @@ mod tests {
     fn a_closed_cycle_waits_for_the_page_and_plans_every_page_ahead() {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 1, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true, think_from_start: false }; // fmt: skip
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true, think_from_start: false,
+                              embedded_with_primary: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
