@@ -120,6 +120,27 @@ def test_event_free_hand_on_changes_nothing(duration) -> None:
     assert sum(r["drops"] for r in runs[0]["links"]) > 0
 
 
+def test_deep_prefetch_changes_nothing() -> None:
+    """The loop's staged prefetching (used on its own above 8 MiB of
+    per-flow state) only reads ahead: forced on or off, every result is the
+    same, event for event."""
+    import json
+
+    from tcplab import _core
+
+    apps = [{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "300kB", "start": f"{0.05 * i}s"} for i in range(6)]
+    apps.append({"type": "bulk", "src": "k0", "dst": "s1", "size": "200kB", "tcp": {"cc": "sack"}})
+    sc = tcplab.load(dumbbell(left=6, right=6, bottleneck_rate="4Mbps", bottleneck_queue="10pkt", access_rate="20Mbps",
+                              duration="none", tcp={"window": "40pkt", "delayed_ack": True, "handshake": True}, apps=apps))  # fmt: skip
+    doc = sc.to_core()
+    runs = [json.loads(_core.run_json(json.dumps({**doc, "deep_prefetch": deep}))) for deep in (False, True)]
+    for r in runs:
+        r["engine"] = without_wall_clock(r["engine"])
+    assert runs[0] == runs[1]
+    assert runs[0]["engine"]["events"] > 1000
+    assert sum(r["drops"] for r in runs[0]["links"]) > 0
+
+
 @pytest.mark.parametrize("cc", ["tahoe", "reno", "newreno"])
 def test_every_variant_conserves_and_delivers(cc) -> None:
     sc = dumbbell(left=4, right=4, bottleneck_rate="2Mbps", bottleneck_queue="10pkt", access_rate="10Mbps",

@@ -97,7 +97,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
         };
         apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, a.kind(&field)?, rng, request_bytes));
-        tcp.profiles.push(Profile { cfg, data_route, ack_route, open_bytes: request_bytes });
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, first_links: (0, 0), open_bytes: request_bytes });
     }
     // Links by their ends (the first declared, for a pair declared twice):
     // only loss rules, the packet log and captures name links.
@@ -146,6 +146,9 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         let caps = Captures::create(std::path::Path::new(dir), n_links, &captured, &sc.nodes)
             .map_err(|e| invalid("trace.pcap_dir".into(), format!("cannot write captures into '{dir}': {e}")))?;
         net.set_captures(caps);
+    }
+    for p in &mut tcp.profiles {
+        p.first_links = (net.route(p.data_route)[0], net.route(p.ack_route)[0]);
     }
     for i in 0..sc.apps.len() {
         if sc.app_tcp(i)?.ssthresh_bdp {

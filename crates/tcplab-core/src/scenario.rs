@@ -49,6 +49,10 @@ pub struct Scenario {
     /// packets on without an arrival event (same results, fewer events).
     #[serde(default = "yes")]
     pub advance_links: bool,
+    /// Prefetch in stages, several events ahead (`None`: when the per-flow
+    /// state is larger than a cache holds). Results are the same either way.
+    #[serde(default)]
+    pub deep_prefetch: Option<bool>,
     #[serde(default)]
     pub losses: Vec<LossSpec>,
     #[serde(default)]

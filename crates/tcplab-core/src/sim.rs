@@ -15,9 +15,9 @@
 
 use crate::app::{Apps, Transport};
 use crate::build::{build, Parts};
-use crate::engine::{prefetch, EventQueue};
+use crate::engine::{prefetch, prefetch_whole, EventQueue};
 use crate::error::Result;
-use crate::net::{Network, Packet};
+use crate::net::{Network, Packet, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
 use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
@@ -36,6 +36,12 @@ enum Ev {
     Sample,
 }
 
+/// Above this much per-flow state ([`Simulator::flow_state_bytes`]) the
+/// loop prefetches in stages ([`Simulator::prefetch_deep`]): a quarter of a
+/// 32 MiB last-level cache. Below it the state mostly stays in cache, and
+/// the stages would cost more instructions than they save in waiting.
+const DEEP_PREFETCH_BYTES: usize = 8 << 20;
+
 pub struct Simulator {
     now: Time,
     stop: Option<Time>,
@@ -46,6 +52,12 @@ pub struct Simulator {
     tracer: Tracer,
     seg_buf: Vec<Segment>,
     processed: u64,
+    /// Prefetch in stages, several events ahead (the per-flow state is
+    /// larger than a cache holds).
+    deep_prefetch: bool,
+    /// The packet of the event whose route entry and connection were
+    /// prefetched last ([`Simulator::prefetch_deep`]).
+    staged: u32,
 }
 
 /// A connection's view of the rest of the simulation.
@@ -142,7 +154,15 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        Ok(Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0 })
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, deep_prefetch: false, staged: NO_PACKET };
+        sim.deep_prefetch = sc.deep_prefetch.unwrap_or_else(|| sim.flow_state_bytes() > DEEP_PREFETCH_BYTES);
+        Ok(sim)
+    }
+
+    /// The memory of the per-flow state an event may touch: every
+    /// connection (one per application, at least) and every link.
+    fn flow_state_bytes(&self) -> usize {
+        self.apps.apps.len() * std::mem::size_of::<Connection>() + self.net.links.len() * std::mem::size_of::<crate::net::Link>()
     }
 
     /// Run to the stop time, or until nothing is left to do.
@@ -152,7 +172,11 @@ impl Simulator {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
-            self.prefetch_next();
+            if self.deep_prefetch {
+                self.prefetch_deep();
+            } else {
+                self.prefetch_next();
+            }
             self.now = t;
             self.processed += 1;
             match ev {
@@ -177,7 +201,8 @@ impl Simulator {
         }
     }
 
-    /// Start loading the link and packet, or the connection, the next event acts on.
+    /// Start loading the link and packet, or the connection, the next event
+    /// acts on: enough while the per-flow state mostly fits in cache.
     #[inline]
     fn prefetch_next(&self) {
         match self.events.peek() {
@@ -189,6 +214,59 @@ impl Simulator {
                 self.net.prefetch_packet(pkt);
             }
             Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),
+            _ => {}
+        }
+    }
+
+    /// Start loading what the next three events will read, in stages, so
+    /// that the cache misses of several events overlap. With tens of
+    /// thousands of flows nearly every link, packet, route entry and
+    /// connection an event touches is out of cache, and each names the
+    /// next, so one event ahead only the first of them can be asked for.
+    /// - Three events ahead: the packet of a link arrival.
+    /// - Two ahead: the link; through the packet (loaded by now), its route
+    ///   entry and its connection (every line: an ACK's processing reads
+    ///   most of them). A timer's connection.
+    /// - The next event, when it went through the stage before: through its
+    ///   link, packet and route entry (loaded by now), the packet in flight
+    ///   after it on the link and the links its packet goes on to or, when
+    ///   its route ends, the link the connection's answer goes out on.
+    ///
+    /// Events not yet due are not looked at. Only hints: results do not
+    /// depend on them.
+    #[inline(never)]
+    fn prefetch_deep(&mut self) {
+        let conns = self.tcp.conns.as_ptr();
+        let staged = std::mem::replace(&mut self.staged, NO_PACKET);
+        if let Some(&Ev::Link { pkt, .. }) = self.events.peek_due(2) {
+            self.net.prefetch_packet(pkt);
+        }
+        match self.events.peek_due(1) {
+            Some(&Ev::Link { link, pkt }) if link & PORT_WAKE == 0 => {
+                self.net.prefetch_link_arrival(link);
+                self.net.prefetch_packet(pkt);
+                if let Some(c) = self.net.prefetch_route_of(pkt) {
+                    prefetch_whole(conns.wrapping_add(c as usize));
+                    self.staged = pkt;
+                }
+            }
+            Some(&Ev::Conn { conn, .. }) => prefetch_whole(conns.wrapping_add(conn as usize)),
+            _ => {}
+        }
+        match self.events.peek() {
+            Some(&Ev::Link { link, pkt }) if link & PORT_WAKE == 0 => {
+                if staged == pkt {
+                    if let Some((c, kind)) = self.net.prefetch_arrival(link, pkt) {
+                        if let Some(conn) = self.tcp.conns.get(c as usize) {
+                            self.net.prefetch_link_offer(conn.reply_link(kind));
+                        }
+                    }
+                } else {
+                    self.net.prefetch_link_arrival(link);
+                    self.net.prefetch_packet(pkt);
+                }
+            }
+            Some(&Ev::Conn { conn, .. }) => prefetch_whole(conns.wrapping_add(conn as usize)),
             _ => {}
         }
     }

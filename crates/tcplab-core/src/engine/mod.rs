@@ -26,6 +26,18 @@ pub fn prefetch<T>(p: *const T) {
     let _ = p;
 }
 
+/// [`prefetch`] every cache line of `*p`: the misses of a large, cold
+/// object then overlap instead of coming one after another as its fields
+/// are read.
+#[inline(always)]
+pub fn prefetch_whole<T>(p: *const T) {
+    let mut off = 0;
+    while off < std::mem::size_of::<T>() {
+        prefetch(p.cast::<u8>().wrapping_add(off));
+        off += 64;
+    }
+}
+
 /// Buckets of at most this many events become due at once, sorted, rather
 /// than being spread over the lower buckets.
 const SORT_DUE: usize = 16;
@@ -90,7 +102,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Schedule `event` at `time`, which is not before the latest event
     /// served; ties are served in scheduling order.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let t = time.as_ns();
         debug_assert!(t >= self.last, "an event scheduled in the past: {t} < {}", self.last);
@@ -175,6 +187,13 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek(&self) -> Option<&E> {
         self.next().map(|e| &e.1)
+    }
+
+    /// The `k`-th event after the earliest (`k` = 0 is the earliest), when
+    /// it is already known to come next (it is due); otherwise `None`.
+    #[inline]
+    pub fn peek_due(&self, k: usize) -> Option<&E> {
+        self.due.get(self.head + k).map(|e| &e.1)
     }
 
     /// The time of the earliest event, if any.

@@ -196,6 +196,17 @@ impl Link {
         Some(head)
     }
 
+    /// When more packets follow the head one, start loading the next
+    /// (a hint: the link itself should be in cache by now).
+    #[inline]
+    pub fn prefetch_second(&self) {
+        if self.len > 1 {
+            if let Some(e) = self.rest.front() {
+                crate::engine::prefetch(e);
+            }
+        }
+    }
+
     fn iter_in_flight(&self) -> impl Iterator<Item = &InFlight> {
         self.front().into_iter().chain(self.rest.iter())
     }

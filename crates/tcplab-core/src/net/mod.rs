@@ -24,6 +24,7 @@ pub use packet::{Packet, PacketId, PacketKind, PacketPool, MAX_SACK};
 pub use queue::{DropTail, Limit, QueueDisc};
 pub use tap::{LogRow, LossRule, Tap};
 
+use crate::engine::prefetch;
 use crate::time::{Dur, Time};
 use atm::FrameOut;
 use capture::{CaptureRow, Captures, FlowHeader};
@@ -93,7 +94,54 @@ impl Network {
     /// Start loading packet `pkt`'s header (a hint; any id is harmless).
     #[inline]
     pub fn prefetch_packet(&self, pkt: PacketId) {
-        crate::engine::prefetch(self.pool.slot_ptr(pkt));
+        prefetch(self.pool.slot_ptr(pkt));
+    }
+
+    /// Prefetch, second stage: the head packet `pkt` of an arrival two
+    /// events ahead (its header prefetched an event ago) names its route
+    /// entry, to start loading, and its connection, returned.
+    #[inline]
+    pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<u32> {
+        let p = self.pool.slots_get(pkt)?;
+        crate::engine::prefetch(self.routes.entry_ptr(p.route));
+        Some(p.conn)
+    }
+
+    /// Prefetch, last stage: link `l`'s arrival of `pkt` comes next, and
+    /// the link, packet and route entry should be in cache by now. Start
+    /// loading the packet in flight after `pkt` and the links `pkt` goes on
+    /// to; when its route ends here, return its connection and kind.
+    #[inline]
+    pub fn prefetch_arrival(&self, l: u32, pkt: PacketId) -> Option<(u32, PacketKind)> {
+        let link = self.links.get(l as usize)?;
+        link.prefetch_second();
+        let p = self.pool.slots_get(pkt)?;
+        let r = p.route as usize;
+        let len = *self.routes.flat().get(r)? as usize;
+        let next = p.hop as usize + 1;
+        if next >= len {
+            return Some((p.conn, p.kind));
+        }
+        for &n in self.routes.flat().get(r + 1 + next..r + 1 + len.min(next + 3))? {
+            self.prefetch_link_offer(n);
+        }
+        None
+    }
+
+    /// Start loading what link `l`'s head arrival reads (its lines 0 and 2).
+    #[inline]
+    pub fn prefetch_link_arrival(&self, l: u32) {
+        let n = self.links.as_ptr().wrapping_add(l as usize);
+        prefetch(n);
+        prefetch(n.cast::<u8>().wrapping_add(128));
+    }
+
+    /// Start loading what an offer to link `l` reads (its lines 0 and 1).
+    #[inline]
+    pub fn prefetch_link_offer(&self, l: u32) {
+        let n = self.links.as_ptr().wrapping_add(l as usize);
+        prefetch(n);
+        prefetch(n.cast::<u8>().wrapping_add(64));
     }
 
     /// Whether any link is captured.

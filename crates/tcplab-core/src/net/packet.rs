@@ -158,6 +158,12 @@ impl PacketPool {
         self.slots.as_ptr().wrapping_add(id as usize)
     }
 
+    /// Slot `id`, if the pool has grown that far (whether or not it is live).
+    #[inline]
+    pub fn slots_get(&self, id: PacketId) -> Option<&Packet> {
+        self.slots.get(id as usize)
+    }
+
     #[inline]
     pub fn get(&self, id: PacketId) -> &Packet {
         &self.slots[id as usize]

@@ -244,11 +244,23 @@ impl Routes {
         h
     }
 
+    /// Where route `r`'s entry is (a prefetch hint; any `r` is harmless).
+    #[inline]
+    pub fn entry_ptr(&self, r: u32) -> *const u32 {
+        self.flat.as_ptr().wrapping_add(r as usize)
+    }
+
     /// The links of route `r`.
     #[inline]
     pub fn get(&self, r: u32) -> &[u32] {
         let r = r as usize;
         &self.flat[r + 1..=r + self.flat[r] as usize]
+    }
+
+    /// Every route's entry, one after another: its length, then its links.
+    #[inline]
+    pub fn flat(&self) -> &[u32] {
+        &self.flat
     }
 
     /// The `hop`-th link of route `r`, if the route has one.

@@ -100,6 +100,8 @@ pub struct Connection {
     pub tag: u64,
     data_route: u32,
     ack_route: u32,
+    /// The first links of the data and ACK routes (prefetch hints).
+    pub first_links: (u32, u32),
     header: u32,
     /// Linux-like local congestion: the sender sees its interface queue's room.
     local_congestion: bool,
@@ -149,6 +151,7 @@ impl Connection {
             tag,
             data_route: data,
             ack_route: ack,
+            first_links: (u32::MAX, u32::MAX),
             header: cfg.header,
             local_congestion: cfg.local_congestion,
             window_growth: cfg.window_growth,
@@ -188,6 +191,14 @@ impl Connection {
             return;
         }
         self.run_sender(w, |s, now, buf| s.start(now, buf));
+    }
+
+    /// The link this connection's answer to a delivered packet of `kind`
+    /// most likely goes out on (a prefetch hint): data is answered on the
+    /// ACK route, anything else on the data route.
+    #[inline]
+    pub fn reply_link(&self, kind: PacketKind) -> u32 {
+        if kind == PacketKind::Data { self.first_links.1 } else { self.first_links.0 }
     }
 
     /// A packet of this connection arrived at its end of the route.

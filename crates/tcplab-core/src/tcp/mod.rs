@@ -33,6 +33,8 @@ pub struct Profile {
     pub cfg: TcpConfig,
     pub data_route: u32,
     pub ack_route: u32,
+    /// The first links of the two routes.
+    pub first_links: (u32, u32),
     pub open_bytes: u32,
 }
 
@@ -56,7 +58,9 @@ impl Endpoints {
     pub fn create(&mut self, owner: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
         let id = self.conns.len() as u32;
         let p = &self.profiles[owner as usize];
-        self.conns.push(Connection::new(id, owner, tag, p.data_route, p.ack_route, &p.cfg, size, p.open_bytes, now));
+        let mut c = Connection::new(id, owner, tag, p.data_route, p.ack_route, &p.cfg, size, p.open_bytes, now);
+        c.first_links = p.first_links;
+        self.conns.push(c);
         id
     }
 }
