@@ -15,9 +15,9 @@
 
 use crate::app::{Apps, Transport};
 use crate::build::{build, Parts};
-use crate::engine::{prefetch, prefetch_whole, EventQueue};
+use crate::engine::{prefetch, prefetch_bytes, prefetch_whole, EventQueue};
 use crate::error::Result;
-use crate::net::{Network, Packet, NO_PACKET, PORT_WAKE};
+use crate::net::{Network, Packet, PacketKind, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
 use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
@@ -225,8 +225,9 @@ impl Simulator {
     /// next, so one event ahead only the first of them can be asked for.
     /// - Three events ahead: the packet of a link arrival.
     /// - Two ahead: the link; through the packet (loaded by now), its route
-    ///   entry and its connection (every line: an ACK's processing reads
-    ///   most of them). A timer's connection.
+    ///   entry and its connection (for data, up to the end of its receiver;
+    ///   otherwise every line: an ACK's processing reads most of them). A
+    ///   timer's connection.
     /// - The next event, when it went through the stage before: through its
     ///   link, packet and route entry (loaded by now), the packet in flight
     ///   after it on the link and the links its packet goes on to or, when
@@ -245,8 +246,13 @@ impl Simulator {
             Some(&Ev::Link { link, pkt }) if link & PORT_WAKE == 0 => {
                 self.net.prefetch_link_arrival(link);
                 self.net.prefetch_packet(pkt);
-                if let Some(c) = self.net.prefetch_route_of(pkt) {
-                    prefetch_whole(conns.wrapping_add(c as usize));
+                if let Some((c, kind)) = self.net.prefetch_route_of(pkt) {
+                    let conn = conns.wrapping_add(c as usize);
+                    if kind == PacketKind::Data {
+                        prefetch_bytes(conn, Connection::CLIENT_SIDE_BYTES);
+                    } else {
+                        prefetch_whole(conn);
+                    }
                     self.staged = pkt;
                 }
             }

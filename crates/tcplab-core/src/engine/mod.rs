@@ -31,11 +31,20 @@ pub fn prefetch<T>(p: *const T) {
 /// are read.
 #[inline(always)]
 pub fn prefetch_whole<T>(p: *const T) {
+    prefetch_bytes(p, std::mem::size_of::<T>());
+}
+
+/// [`prefetch`] the cache lines of the first `bytes` bytes at `p`.
+#[inline(always)]
+pub fn prefetch_bytes<T>(p: *const T, bytes: usize) {
+    let p = p.cast::<u8>();
     let mut off = 0;
-    while off < std::mem::size_of::<T>() {
-        prefetch(p.cast::<u8>().wrapping_add(off));
+    while off < bytes {
+        prefetch(p.wrapping_add(off));
         off += 64;
     }
+    // The last line, when `p` is not at a line's start.
+    prefetch(p.wrapping_add(bytes - 1));
 }
 
 /// Buckets of at most this many events become due at once, sorted, rather

@@ -99,12 +99,12 @@ impl Network {
 
     /// Prefetch, second stage: the head packet `pkt` of an arrival two
     /// events ahead (its header prefetched an event ago) names its route
-    /// entry, to start loading, and its connection, returned.
+    /// entry, to start loading, and its connection and kind, returned.
     #[inline]
-    pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<u32> {
+    pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<(u32, PacketKind)> {
         let p = self.pool.slots_get(pkt)?;
-        crate::engine::prefetch(self.routes.entry_ptr(p.route));
-        Some(p.conn)
+        prefetch(self.routes.entry_ptr(p.route));
+        Some((p.conn, p.kind))
     }
 
     /// Prefetch, last stage: link `l`'s arrival of `pkt` comes next, and

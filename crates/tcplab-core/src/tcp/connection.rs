@@ -92,12 +92,15 @@ struct Handshake {
     client_bytes: u64,
 }
 
+/// The fields are in the order of use: what every packet's handling reads,
+/// then the client's side (read for data), then the server's (read for
+/// ACKs), so that a prefetch of a data packet's connection can stop at the
+/// end of the receiver ([`Connection::CLIENT_SIDE_BYTES`]).
+#[repr(C)]
 pub struct Connection {
     pub id: u32,
     /// The owner's number (the application's index).
     pub owner: u32,
-    /// The owner's data about this connection.
-    pub tag: u64,
     data_route: u32,
     ack_route: u32,
     /// The first links of the data and ACK routes (prefetch hints).
@@ -107,20 +110,26 @@ pub struct Connection {
     local_congestion: bool,
     /// ACKs carry the receiver's (growing) window.
     window_growth: bool,
+    reported_done: bool,
+    /// The owner's data about this connection.
+    pub tag: u64,
     pub start: Time,
-    pub sender: Sender,
-    pub receiver: Receiver,
     rto: TimerSlot,
     delack: TimerSlot,
     hs: Option<Box<Handshake>>,
-    reported_done: bool,
     /// The ACK held back while the owner reacts to [`ConnEvent::Complete`].
     held_ack: Option<Option<u64>>,
     /// Bytes asked for in all (`None`: unbounded).
     pub size: Option<u64>,
+    pub receiver: Receiver,
+    pub sender: Sender,
 }
 
 impl Connection {
+    /// The bytes from the start of a connection to the end of its
+    /// receiver: all that a data packet's arrival reads.
+    pub const CLIENT_SIDE_BYTES: usize = std::mem::offset_of!(Connection, receiver) + std::mem::size_of::<Receiver>();
+
     /// A connection whose server will send `size` bytes (`None`: unbounded)
     /// once open, over routes `data` (server to client) and `ack`.
     #[allow(clippy::too_many_arguments)]
