@@ -207,10 +207,7 @@ impl Simulator {
     fn prefetch_next(&self) {
         match self.events.peek() {
             Some(&Ev::Link { link, pkt }) => {
-                let l = self.net.links.as_ptr().wrapping_add((link & !crate::net::PORT_WAKE) as usize);
-                // A link's arrival reads its line 0, and line 2 when more packets follow.
-                prefetch(l);
-                prefetch(l.cast::<u8>().wrapping_add(128));
+                self.net.prefetch_link_arrival(link & !PORT_WAKE);
                 self.net.prefetch_packet(pkt);
             }
             Some(&Ev::Conn { conn, .. }) => prefetch(self.tcp.conns.as_ptr().wrapping_add(conn as usize)),

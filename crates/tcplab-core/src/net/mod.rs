@@ -128,7 +128,8 @@ impl Network {
         None
     }
 
-    /// Start loading what link `l`'s head arrival reads (its lines 0 and 2).
+    /// Start loading what link `l`'s head arrival reads: its line 0, and
+    /// line 2 when more packets follow.
     #[inline]
     pub fn prefetch_link_arrival(&self, l: u32) {
         let n = self.links.as_ptr().wrapping_add(l as usize);
