@@ -28,6 +28,21 @@ def test_configurations_cover_the_rfc() -> None:
     assert [a.type for a in s.apps].count("web") == 8 and [a.name for a in s.apps if a.type == "repeat"] == ["ftp0", "ftp1"]
 
 
+def test_sensitivity_variants_reach_the_scenario() -> None:
+    """Each sensitivity row's override lands in the scenario it runs, and
+    leaves the calibrated model's other values as they are."""
+    base = rfc2415.scenario(8, 1, 1)
+    assert base["tcp"]["rto_min"] == "1s"
+    rows = dict(rfc2415.SENSITIVITY)
+    rto = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows["RTO minimum 200 ms"]))
+    assert tcplab.load(rto).tcp.rto_min == 200_000_000
+    assert {k: v for k, v in rto["tcp"].items() if k != "rto_min"} == {k: v for k, v in base["tcp"].items() if k != "rto_min"}
+    heavy = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows["object median 1000 B, tail index 1.0"]))
+    web = heavy["apps"][0]
+    assert web["primary"] == web["object"] == {"type": "pareto", "median": "1000B", "shape": 1.0, "max": "10MB"}
+    assert heavy["apps"][1:8] == [dict(a, primary=web["primary"], object=web["object"]) for a in base["apps"][1:8]]
+
+
 def test_per_run_metrics_match_their_definitions(tmp_path) -> None:
     levels = {"part": "half", "http": "1.0", "webs": 8, "ftps": 1, "iw": 1, "queue": "droptail", "mix": "split"}
     doc = rfc2415.scenario(8, 1, 1, "1.0", duration="60s", split_iw=3)
