@@ -255,8 +255,8 @@ impl Apps {
             _ => (false, false),
         };
         let pg = &mut self.pages[p as usize];
+        let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
         if !with || pg.embedded.is_empty() {
-            let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
             self.open(a, Some(primary), page_tag(p, true), t);
             return;
         }
@@ -266,7 +266,6 @@ impl Apps {
             self.open(a, Some(bytes), page_tag(p, true), t);
             return;
         }
-        let primary = pg.bytes - embedded.iter().sum::<u64>();
         pg.pending += embedded.len() as u32;
         self.open(a, Some(primary), page_tag(p, true), t);
         for size in embedded {
