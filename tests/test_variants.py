@@ -88,6 +88,26 @@ def test_sack_repairs_the_window_within_one_rtt(ndrops: int) -> None:
     assert rt.t.max() - rt.t.min() < RTT
 
 
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_ns2_sack1_recovery_repairs_the_window_within_one_rtt_but_later(ndrops: int) -> None:
+    # ns-2's 1998 Sack1 (a pipe counter from cwnd - 3) repairs every hole in
+    # one round trip without a timeout, as in Fall and Floyd's figures, but
+    # waits for the counter to drain where RFC 6675 counts the lost segments
+    # out of pipe at once: its later retransmissions go out later.
+    res = tcplab.run(FF, overrides={"tcp.cc": "sack", "tcp.sack_recovery": "ns2-1998", "losses.0.packets": DROPS[ndrops]})
+    f = res.flows.iloc[0]
+    assert (f.fast_retx, f.timeouts, f.retx_pkts) == (1, 0, ndrops)
+    rt = retransmissions(res)
+    assert list(rt.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
+    assert rt.t.max() - rt.t.min() < RTT
+    rfc = retransmissions(ff("sack", ndrops))
+    if ndrops > 1:
+        assert rt.t.iloc[-1] > rfc.t.iloc[-1]
+        assert f.bytes_delivered < ff("sack", ndrops).flows.iloc[0].bytes_delivered
+    else:
+        assert list(rt.t) == list(rfc.t)
+
+
 def test_sack_beats_reno_and_tahoe_on_four_drops() -> None:
     got = {cc: ff(cc, 4).flows.iloc[0].bytes_delivered for cc in ("tahoe", "reno", "newreno", "sack")}
     assert got["sack"] > got["newreno"] and got["sack"] > got["reno"] and got["sack"] > got["tahoe"]

@@ -12,7 +12,7 @@ use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
 use crate::net::atm::{Policy, UbrConfig, UbrPort};
 use crate::net::{DropTail, Limit, QueueDisc};
-use crate::tcp::{CcKind, RttConfig, TcpConfig};
+use crate::tcp::{CcKind, RttConfig, SackRecovery, TcpConfig};
 use crate::time::Dur;
 use serde::Deserialize;
 
@@ -430,6 +430,9 @@ pub struct TcpSpec {
     /// The receiver's window grows as Linux 2.4's did.
     #[serde(default)]
     pub window_growth: bool,
+    /// SACK recovery: "rfc6675" (default) or "ns2-1998" (ns-2's Sack1 agent of 1998).
+    #[serde(default)]
+    pub sack_recovery: Option<String>,
 }
 
 fn three() -> u32 {
@@ -678,6 +681,11 @@ impl TcpSpec {
                 Some(other) => return Err(invalid(format!("{field}.hstcp_lookup"), format!("'{other}' is not a lookup; allowed: formula, table, linux"))),
             },
             window_growth: self.window_growth,
+            sack_recovery: match self.sack_recovery.as_deref() {
+                None | Some("rfc6675") => SackRecovery::Rfc6675,
+                Some("ns2-1998") => SackRecovery::Ns2Sack1 { stall_at_end: true },
+                Some(other) => return Err(invalid(format!("{field}.sack_recovery"), format!("'{other}' is not a SACK recovery; allowed: rfc6675, ns2-1998"))),
+            },
         })
     }
 }

@@ -55,6 +55,13 @@ class Tcp(_Model):
     """The receiver's advertised window: 'none': `window` from the start;
     'linux': as Linux 2.4, 4 segments at first, then 2 more for each data
     segment received, up to `window` (the socket buffer)."""
+    sack_recovery: Literal["rfc6675", "ns2-1998"] = "rfc6675"
+    """What SACK recovery sends. 'rfc6675': pipe from the scoreboard (IsLost,
+    NextSeg). 'ns2-1998': ns-2's Sack1 agent as of 1998 (the ns-2.1b3 era): a
+    pipe counter set to cwnd - 3 segments at the third duplicate ACK, one less
+    per ACK (two per partial ACK), one more per segment sent, holes below the
+    highest SACKed segment first; and, as that code, nothing is sent in
+    recovery once every byte written has been sent once."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -122,6 +129,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["local_congestion"] = True
     if t.window_growth != "none":
         core["window_growth"] = True
+    if t.sack_recovery != "rfc6675":
+        core["sack_recovery"] = t.sack_recovery
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     return core

@@ -394,6 +394,7 @@ SENSITIVITY = [
     ("RTO minimum 200 ms, initial 3 s", {"tcp": {"rto_min": "200ms", "rto_initial": "3s"}}),
     ("receive window 1 x RTT x bandwidth", {"window": 1}),
     ("one page at a time per client (closed loop)", {"closed_loop": True}),
+    ("SACK recovery as ns-2's Sack1 agent of 1998", {"tcp": {"sack_recovery": "ns2-1998"}}),
 ]
 
 
@@ -448,6 +449,8 @@ PARAMETERS = [
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
     ("newreno", "RFC 6582 partial-ACK retransmission (ns-2.1b3 behaviour; no extra guard)", "the slides"),
+    ("sack", "RFC 6675 recovery (pipe counted from the scoreboard); ns-2's Sack1 of 1998 (a pipe counter from cwnd - 3) in the sensitivity table",
+     "RFC 6675; ns-2's tcp-sack1.cc 1.23 (1998)"),
     ("workload", "HTTP/1.1, a page of an index and 4 images on one connection, a page every 10 s per client, first at a uniform time in the first cycle", "the slides"),
     ("file sizes", "SPECweb96's 36 files (class shares 35/50/14/1%, equally likely within a class), scaled x8.006 to a mean of 120.3 KB; index and images from the same set", "SPEC web96 (data/specweb96_fileset.csv); the slides' mean"),
     ("requests", "not carried: one-way TCP, the server writes a page's images when its index arrives", "ns-2's one-way TCP"),

@@ -36,6 +36,21 @@ impl CcKind {
     }
 }
 
+/// How SACK recovery decides what to send (for controllers whose recovery is SACK).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum SackRecovery {
+    /// RFC 6675: `pipe` from the scoreboard, `IsLost`, `NextSeg`.
+    #[default]
+    Rfc6675,
+    /// ns-2's `Agent/TCP/Sack1` as of 1998 (tcp-sack1.cc 1.23, the ns-2.1b3
+    /// era): a `pipe` counter set to cwnd - 3 segments at the third
+    /// duplicate ACK, one segment less per ACK (two per partial ACK), one
+    /// more per segment sent; holes below the highest SACKed segment are
+    /// resent first. `stall_at_end`: as that code did, nothing is sent in
+    /// recovery, not even a hole, once every byte written has been sent once.
+    Ns2Sack1 { stall_at_end: bool },
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
     pub cc: CcKind,
@@ -78,6 +93,8 @@ pub struct TcpConfig {
     /// The receiver's window grows from 4 segments by 2 per segment received
     /// (Linux 2.4), up to `max_window`, and ACKs carry it.
     pub window_growth: bool,
+    /// What SACK recovery sends (see [`SackRecovery`]).
+    pub sack_recovery: SackRecovery,
 }
 
 impl Default for TcpConfig {
@@ -104,6 +121,7 @@ impl Default for TcpConfig {
             local_congestion: false,
             hstcp_lookup: HighSpeedLookup::Formula,
             window_growth: false,
+            sack_recovery: SackRecovery::Rfc6675,
         }
     }
 }

@@ -10,7 +10,8 @@
 //! - `NewReno`: the same, but a partial ACK retransmits the next hole and
 //!   recovery lasts until the recover point is acknowledged (RFC 6582);
 //! - `Sack`: the conservative SACK-based recovery of RFC 6675 (scoreboard,
-//!   `IsLost`, `pipe`, `NextSeg`).
+//!   `IsLost`, `pipe`, `NextSeg`), or, with [`SackRecovery::Ns2Sack1`],
+//!   ns-2's 1998 `Sack1` agent (a `pipe` counter; see [`Sender::sack1_send`]).
 //!
 //! Limited transmit (RFC 3042) and restart after idle (RFC 5681 section 4.1)
 //! are options.
@@ -30,7 +31,7 @@
 //! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
 //! when it next wants [`Sender::on_timeout`].
 
-use super::config::TcpConfig;
+use super::config::{SackRecovery, TcpConfig};
 use super::rtt::RttEstimator;
 use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
@@ -125,6 +126,12 @@ struct SbSeg {
     retx: bool,
 }
 
+/// ns-2 Sack1's options (see [`SackRecovery::Ns2Sack1`]).
+#[derive(Copy, Clone, Debug)]
+struct Sack1 {
+    stall_at_end: bool,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Cause {
     Fast,
@@ -154,6 +161,10 @@ pub struct Sender {
     inflation: u64,
     /// Outstanding segments, for SACK recovery.
     scoreboard: VecDeque<SbSeg>,
+    /// ns-2 Sack1's `pipe_` in bytes (a counter, not the scoreboard's), when
+    /// `sack1` is set.
+    pipe1: i64,
+    sack1: Option<Sack1>,
     pub rtt: RttEstimator,
     timed: Option<(u64, Time)>,
     backoff: u32,
@@ -194,6 +205,11 @@ impl Sender {
             recover: None,
             inflation: 0,
             scoreboard: VecDeque::new(),
+            pipe1: 0,
+            sack1: match cfg.sack_recovery {
+                SackRecovery::Ns2Sack1 { stall_at_end } if recovery == Recovery::Sack => Some(Sack1 { stall_at_end }),
+                _ => None,
+            },
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
@@ -530,6 +546,12 @@ impl Sender {
         }
     }
 
+    /// ns-2 Sack1 (tcp-sack1.cc, 1998): every ACK in recovery takes one
+    /// segment out of `pipe_`.
+    fn sack1_ack(&mut self) {
+        self.pipe1 -= self.mss as i64;
+    }
+
     /// A cumulative acknowledgement `ack` (the next byte the receiver
     /// expects), with the SACK blocks it carries.
     pub fn on_ack(&mut self, now: Time, ack: u64, sack: &[(u64, u64)], out: &mut Vec<Segment>) {
@@ -580,7 +602,15 @@ impl Sender {
                     self.inflation = (self.inflation + self.mss).saturating_sub(acked);
                     partial = true;
                 }
-                Recovery::Sack if below_recover => partial = true,
+                Recovery::Sack if below_recover => {
+                    if self.sack1.is_some() {
+                        // ns-2 Sack1: a partial ACK takes a second segment out
+                        // of pipe_ (the retransmission and the original).
+                        self.sack1_ack();
+                        self.sack1_ack();
+                    }
+                    partial = true
+                }
                 _ => {
                     // Reno leaves fast recovery on the first new ACK, NewReno and
                     // SACK on the full ACK; all deflate the window to ssthresh
@@ -620,7 +650,12 @@ impl Sender {
         self.dupacks += 1;
         if self.in_recovery {
             match self.recovery {
-                Recovery::Sack => self.sack_send(now, out),
+                Recovery::Sack => {
+                    if self.sack1.is_some() {
+                        self.sack1_ack();
+                    }
+                    self.sack_send(now, out)
+                }
                 _ => {
                     // RFC 5681 section 3.2, step 4: inflate by one segment.
                     self.inflation += self.mss;
@@ -630,7 +665,8 @@ impl Sender {
             return;
         }
         let may_recover = self.recover.is_none_or(|r| self.snd_una > r);
-        let sack_loss = self.recovery == Recovery::Sack && sack_news && self.sb_head_lost();
+        // ns-2 Sack1 counts duplicate ACKs only.
+        let sack_loss = self.recovery == Recovery::Sack && self.sack1.is_none() && sack_news && self.sb_head_lost();
         if (self.dupacks >= self.dupthresh || sack_loss) && may_recover {
             // Fast retransmit. A new recovery starts only when the ACK has
             // passed the previous one's `recover` point (RFC 6582 section 3.2
@@ -639,6 +675,8 @@ impl Sender {
             self.stats.fast_retx += 1;
             self.cause = Cause::Fast;
             self.recover = Some(self.snd_max);
+            // ns-2 Sack1: pipe_ = cwnd - 3 segments, with cwnd before the decrease.
+            self.pipe1 = self.cc.window() as i64 - i64::from(self.dupthresh) * self.mss as i64;
             if self.cwr.take().is_none() {
                 // From CWR, recovery keeps the ssthresh CWR set (as Linux).
                 self.cc.on_congestion_event(now, self.flight());
@@ -741,6 +779,10 @@ impl Sender {
 
     /// Send during SACK recovery while cwnd - pipe >= 1 SMSS (RFC 6675 section 5, step C).
     fn sack_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if let Some(opts) = self.sack1 {
+            self.sack1_send(now, opts, out);
+            return;
+        }
         loop {
             let (pipe, rule1, rule3) = self.sb_scan();
             if self.cc.window() < pipe + self.mss {
@@ -769,6 +811,44 @@ impl Sender {
                 Some(seq) if self.emit(now, seq, out) => {}
                 _ => break,
             }
+        }
+        self.arm_timer(now);
+    }
+
+    /// ns-2 Sack1's `send_much` in fast recovery: while `pipe_` < cwnd, the
+    /// first hole below the highest SACKed segment not yet resent
+    /// (`GetNextRetran`), else new data within the receiver's window; each
+    /// segment sent adds one to `pipe_`.
+    fn sack1_send(&mut self, now: Time, opts: Sack1, out: &mut Vec<Segment>) {
+        while self.pipe1 < self.cc.window() as i64 {
+            if opts.stall_at_end && self.snd_nxt >= self.end {
+                // tcp-sack1.cc 1.23 loops only while t_seqno_ < curseq_.
+                break;
+            }
+            let (_, _, hole) = self.sb_scan();
+            match hole {
+                Some(seq) if seq - self.snd_una <= self.max_window => {
+                    if !self.emit(now, seq, out) {
+                        break;
+                    }
+                }
+                _ => {
+                    if self.snd_nxt >= self.end {
+                        break;
+                    }
+                    let len = self.seg_len(self.snd_nxt);
+                    if self.snd_nxt + len - self.snd_una > self.max_window {
+                        self.note_rwnd(true);
+                        break;
+                    }
+                    if !self.emit(now, self.snd_nxt, out) {
+                        break;
+                    }
+                    self.snd_nxt += len;
+                    self.snd_max = self.snd_max.max(self.snd_nxt);
+                }
+            }
+            self.pipe1 += self.mss as i64;
         }
         self.arm_timer(now);
     }
@@ -903,6 +983,95 @@ mod tests {
             s.on_ack(Time::from_ns(210_000_000), 3 * MSS, &[], &mut out);
         }
         assert_eq!(s.stats.fast_retx, 1);
+    }
+
+    /// A window of ten segments (of `size` bytes in all) sent with ns-2's
+    /// 1998 Sack1 recovery, of which segments 0 and 2 are lost; returns the
+    /// sender and what it sent for each of the receiver's eight duplicate
+    /// ACKs (after segments 1, 3, 4, ..., 9), each with its SACK blocks.
+    fn sack1_two_losses(size: u64, stall_at_end: bool) -> (Sender, Vec<Vec<Segment>>) {
+        let cfg = TcpConfig {
+            iw_bytes: 10 * MSS,
+            cc: CcKind::Sack,
+            sack_recovery: SackRecovery::Ns2Sack1 { stall_at_end },
+            ..Default::default()
+        };
+        let mut s = Sender::new(&cfg, Some(size));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 10);
+        let t = Time::from_ns(100_000_000);
+        let mut sent = Vec::new();
+        for k in [1u64, 3, 4, 5, 6, 7, 8, 9] {
+            let mut blocks = vec![(MSS, 2 * MSS)];
+            if k >= 3 {
+                blocks.insert(0, (3 * MSS, (k + 1) * MSS));
+            }
+            out.clear();
+            s.on_ack(t, 0, &blocks, &mut out);
+            sent.push(out.clone());
+        }
+        (s, sent)
+    }
+
+    #[test]
+    fn ns2_sack1_counts_pipe_from_cwnd_minus_three() {
+        let (mut s, sent) = sack1_two_losses(100 * MSS, false);
+        let seqs: Vec<Vec<(u64, bool)>> = sent.iter().map(|o| o.iter().map(|g| (g.seq / MSS, g.retx)).collect()).collect();
+        // Third duplicate ACK: retransmit segment 0; pipe_ = 10 - 3 = 7 and
+        // cwnd = 5. ACKs 4 and 5 bring pipe_ to 5; at the sixth it is 4 < 5:
+        // the hole at segment 2 goes first, then one new segment per ACK.
+        let want: Vec<Vec<(u64, bool)>> =
+            vec![vec![], vec![], vec![(0, true)], vec![], vec![], vec![(2, true)], vec![(10, false)], vec![(11, false)]];
+        assert_eq!(seqs, want);
+        assert_eq!(s.pipe1, 5 * MSS as i64);
+        // The partial ACK (segment 0 repaired, up to the hole at 2) takes two
+        // segments out of pipe_: two new segments go out.
+        let mut out = Vec::new();
+        s.on_ack(Time::from_ns(200_000_000), 2 * MSS, &[(3 * MSS, 12 * MSS)], &mut out);
+        assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(12, false), (13, false)]);
+        // The full ACK ends recovery at ssthresh, five segments.
+        out.clear();
+        s.on_ack(Time::from_ns(210_000_000), 12 * MSS, &[], &mut out);
+        assert_eq!((s.window(), s.state()), (5 * MSS, State::CongestionAvoidance));
+        assert_eq!((s.stats.fast_retx, s.stats.retx_pkts, s.stats.timeouts), (1, 2, 0));
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn ns2_sack1_1998_sends_nothing_once_all_data_is_sent() {
+        // The transfer is exactly the ten segments: in recovery the 1998 code
+        // does not resend the hole at segment 2; the later code does.
+        let (_, sent) = sack1_two_losses(10 * MSS, true);
+        let retx: Vec<u64> = sent.iter().flatten().map(|g| g.seq / MSS).collect();
+        assert_eq!(retx, vec![0]);
+        let (_, sent) = sack1_two_losses(10 * MSS, false);
+        let retx: Vec<u64> = sent.iter().flatten().map(|g| g.seq / MSS).collect();
+        assert_eq!(retx, vec![0, 2]);
+    }
+
+    #[test]
+    fn rfc6675_sends_sooner_than_ns2_sack1_after_two_losses() {
+        // The same losses under RFC 6675: pipe is counted from the scoreboard
+        // (the two lost segments are not in the network), so the hole and new
+        // data go out before the ns-2 counter allows.
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Sack, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let mut first_new = None;
+        for (i, k) in [1u64, 3, 4, 5, 6, 7, 8, 9].into_iter().enumerate() {
+            let mut blocks = vec![(MSS, 2 * MSS)];
+            if k >= 3 {
+                blocks.insert(0, (3 * MSS, (k + 1) * MSS));
+            }
+            out.clear();
+            s.on_ack(Time::from_ns(100_000_000), 0, &blocks, &mut out);
+            if first_new.is_none() && out.iter().any(|g| !g.retx) {
+                first_new = Some(i + 1);
+            }
+        }
+        assert!(first_new.is_some_and(|n| n < 7), "{first_new:?}");
     }
 
     #[test]
