@@ -146,9 +146,29 @@ def test_the_study_pipeline_from_store_to_metrics(tmp_path) -> None:
     cfgs = [({"link": "wan", "flavour": f, "buffer": "0.5 RTT", "policy": "epd"}, goyal98.scenario("wan", f, 531, "epd", duration="10s"))
             for f in ("vanilla", "sack")]  # fmt: skip
     run = run_configs("goyal98", cfgs, 1, True, tmp_path, 1, False)
-    per = goyal98.per_run(run.store, run.sweep).set_index("flavour")
+    per = goyal98.per_run(run.store, run.run_ids).set_index("flavour")
     assert len(per) == 2 and run.runs == 2
     assert ((per.efficiency > 0.5) & (per.efficiency <= 1.0)).all()
     assert ((per.fairness > 0.0) & (per.fairness <= 1.0)).all()
     # Recovery by timeout only costs vanilla TCP dearly on a small WAN buffer.
     assert per.loc["sack", "efficiency"] > per.loc["vanilla", "efficiency"] + 0.05
+    # A variant that changes NewReno only: vanilla and SACK are the runs
+    # already stored (not run again), and still belong to the variant.
+    cfgs2 = [({"link": "wan", "flavour": f, "buffer": "0.5 RTT", "policy": "epd"},
+              goyal98.scenario("wan", f, 531, "epd", duration="10s", tcp={"newreno_recovery": "rfc6582"}))
+             for f in ("vanilla", "newreno", "sack")]  # fmt: skip
+    run2 = run_configs("goyal98", cfgs2, 1, True, tmp_path, 1, False, variant="-nr")
+    assert (run2.runs, run2.skipped) == (3, 2)
+    per2 = goyal98.per_run(run2.store, run2.run_ids).set_index("flavour")
+    assert sorted(per2.index) == ["newreno", "sack", "vanilla"]
+    assert per2.loc["sack", "efficiency"] == per.loc["sack", "efficiency"]
+
+
+def test_the_flavours_reach_the_core_as_the_slides_describe_them() -> None:
+    # Vanilla: no fast retransmit; NewReno: ns-2's flywheel NewReno of the
+    # slides' time (slide 6); the sensitivity variant overrides it.
+    core = {f: tcplab.load(goyal98.scenario("wan", f, 531, "epd")).to_core()["apps"][0]["tcp"] for f in goyal98.FLAVOURS}
+    assert {f: (c["cc"], c["dupack_threshold"], c.get("newreno_recovery")) for f, c in core.items()} == {
+        "vanilla": ("tahoe", 10**6, None), "reno": ("reno", 3, None), "newreno": ("newreno", 3, "ns2-1998"), "sack": ("sack", 3, None)}
+    variant = tcplab.load(goyal98.scenario("wan", "newreno", 531, "epd", tcp={"newreno_recovery": "rfc6582"})).to_core()["apps"][0]["tcp"]
+    assert "newreno_recovery" not in variant

@@ -41,7 +41,8 @@ CASES = [
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, byte_counting, delayed_ack, delack_timeout, delack_segments, "
-     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, hstcp_lookup"),
+     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, "
+     "hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675' or 'ns2-1998'"),
     ({"sim.seed": -1}, "sim.seed = -1: out of range: at least 0"),
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),

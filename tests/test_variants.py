@@ -77,6 +77,35 @@ def test_newreno_one_retransmission_per_rtt_and_no_timeout(ndrops: int) -> None:
     assert all(g == pytest.approx(RTT, rel=0.05) for g in gaps), list(gaps)
 
 
+def _recovery_sends(recovery: str, ndrops: int) -> tuple[tcplab.Result, "object"]:
+    """NewReno on the drop experiment with a window that does not limit; the
+    new (not retransmitted) segments sent from the fast retransmit until a
+    round trip after the last retransmission."""
+    res = tcplab.run(FF, overrides={"tcp.cc": "newreno", "tcp.window": "100pkt", "tcp.newreno_recovery": recovery,
+                                    "losses.0.packets": DROPS[ndrops]})  # fmt: skip
+    d = res.packets[(res.packets.event == "enqueue") & (res.packets.kind == "data")]
+    rt = d[d.retx]
+    return res, d[~d.retx & (d.t > rt.t.min()) & (d.t < rt.t.max() + 0.9 * RTT)]
+
+
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_ns2_flywheel_newreno_one_retransmission_per_rtt_and_new_data_from_the_fifth_dupack(ndrops: int) -> None:
+    res, new = _recovery_sends("ns2-1998", ndrops)
+    f = res.flows.iloc[0]
+    assert (f.fast_retx, f.timeouts, f.retx_pkts) == (1, 0, ndrops)
+    rt = retransmissions(res)
+    assert list(rt.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
+    assert all(g == pytest.approx(RTT, rel=0.05) for g in rt.t.diff().dropna())
+    # The flywheel sends its first new segment at the fifth duplicate ACK,
+    # before RFC 6582's inflated window opens (half a window of them); with
+    # two or more holes RFC 6582 sends more in all, since a partial ACK
+    # deflates it only by what was acknowledged, while ns-2 deflated to cwnd.
+    _, new_rfc = _recovery_sends("rfc6582", ndrops)
+    assert new.t.min() < new_rfc.t.min()
+    if ndrops > 1:
+        assert len(new) < len(new_rfc)
+
+
 @pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
 def test_sack_repairs_the_window_within_one_rtt(ndrops: int) -> None:
     res = ff("sack", ndrops)

@@ -12,7 +12,7 @@ use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
 use crate::net::atm::{Policy, UbrConfig, UbrPort};
 use crate::net::{DropTail, Limit, QueueDisc};
-use crate::tcp::{CcKind, RttConfig, SackRecovery, TcpConfig};
+use crate::tcp::{CcKind, NewRenoRecovery, RttConfig, SackRecovery, TcpConfig};
 use crate::time::Dur;
 use serde::Deserialize;
 
@@ -433,6 +433,9 @@ pub struct TcpSpec {
     /// SACK recovery: "rfc6675" (default) or "ns2-1998" (ns-2's Sack1 agent of 1998).
     #[serde(default)]
     pub sack_recovery: Option<String>,
+    /// NewReno recovery: "rfc6582" (default) or "ns2-1998" (ns-2's flywheel NewReno).
+    #[serde(default)]
+    pub newreno_recovery: Option<String>,
 }
 
 fn three() -> u32 {
@@ -685,6 +688,11 @@ impl TcpSpec {
                 None | Some("rfc6675") => SackRecovery::Rfc6675,
                 Some("ns2-1998") => SackRecovery::Ns2Sack1 { stall_at_end: true },
                 Some(other) => return Err(invalid(format!("{field}.sack_recovery"), format!("'{other}' is not a SACK recovery; allowed: rfc6675, ns2-1998"))),
+            },
+            newreno_recovery: match self.newreno_recovery.as_deref() {
+                None | Some("rfc6582") => NewRenoRecovery::Rfc6582,
+                Some("ns2-1998") => NewRenoRecovery::Ns2Flywheel,
+                Some(other) => return Err(invalid(format!("{field}.newreno_recovery"), format!("'{other}' is not a NewReno recovery; allowed: rfc6582, ns2-1998"))),
             },
         })
     }

@@ -62,6 +62,15 @@ class Tcp(_Model):
     per ACK (two per partial ACK), one more per segment sent, holes below the
     highest SACKed segment first; and, as that code, nothing is sent in
     recovery once every byte written has been sent once."""
+    newreno_recovery: Literal["rfc6582", "ns2-1998"] = "rfc6582"
+    """How newreno recovers. 'rfc6582': window inflation, partial ACKs deflate
+    by the amount acknowledged, and a new recovery only after the ACK passes
+    the recover point. 'ns2-1998': ns-2's Newreno agent with newreno_changes_ 1
+    (Hoe's algorithm as Allman wrote it, the ns-2.1b3 era): one new segment for
+    every second duplicate ACK in recovery (the 'flywheel'), a partial ACK
+    deflates to cwnd and retransmits the next hole only, the full ACK also
+    grows the window, and no guard against a fast retransmit right after a
+    fast recovery."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -131,6 +140,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["window_growth"] = True
     if t.sack_recovery != "rfc6675":
         core["sack_recovery"] = t.sack_recovery
+    if t.newreno_recovery != "rfc6582":
+        core["newreno_recovery"] = t.newreno_recovery
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     return core

@@ -32,6 +32,10 @@ class StudyRun:
     runs: int
     skipped: int
     wall_s: float
+    #: The sweep's runs. A run whose scenario another sweep already ran (a
+    #: sensitivity variant that changes some configurations only) keeps that
+    #: sweep's name in the store, so select a sweep's runs by these ids.
+    run_ids: tuple[str, ...] = ()
 
 
 def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, quick: bool,
@@ -48,7 +52,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     t0 = time.perf_counter()
     sw = sweep_from_configs(name, store, configs, replications, seed=1)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
-    return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0)
+    return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs))
 
 
 def md_table(df: "pd.DataFrame", floatfmt: str = ".2f") -> str:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
 N = 100
@@ -50,7 +52,10 @@ FACTORS = ("flavour", "buffer", "policy")
 
 #: The flavours as tcplab controllers. Vanilla: slow start and congestion
 #: avoidance, recovery by timeout only (Tahoe without fast retransmit).
+#: NewReno: ns-2's of the slides' time (slide 6: one new segment every two
+#: duplicate ACKs, "based completely on ns (ns2-1b3)", without Floyd's guard).
 CC = {"vanilla": ("tahoe", 10**6), "reno": ("reno", 3), "newreno": ("newreno", 3), "sack": ("sack", 3)}
+FLAVOUR_TCP: dict[str, dict[str, Any]] = {"newreno": {"newreno_recovery": "ns2-1998"}}
 
 FULL = {"replications": 5}
 QUICK = {"replications": 1}
@@ -121,7 +126,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "tcp": {
             "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
             "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
-            "rto_min": "1s", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, **(tcp or {}),
+            "rto_min": "1s", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
         },  # fmt: skip
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
@@ -176,8 +181,8 @@ def run_metrics(x_bps: Any, demand_bps: Any, capacity: float) -> dict[str, float
     return {"efficiency": float(x.sum() / capacity), "fairness": jain(x[ok] / e[ok])}
 
 
-def per_run(store: str, sweep: str) -> "pd.DataFrame":
-    """One row per run: its factors, efficiency and fairness."""
+def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
+    """One row per run of `run_ids`: its factors, efficiency and fairness."""
     import json
 
     import duckdb
@@ -185,11 +190,12 @@ def per_run(store: str, sweep: str) -> "pd.DataFrame":
 
     con = duckdb.connect(store, read_only=True)
     try:
-        runs = con.execute("SELECT run_id, factors, rep, sim_seconds FROM runs WHERE status = 'ok' AND sweep = ? ORDER BY run_id", [sweep]).df()
-        got = con.execute("SELECT f.run_id, f.app, sum(f.bytes_delivered) AS got FROM flows f JOIN runs r USING (run_id) "
-                          "WHERE r.status = 'ok' AND r.sweep = ? GROUP BY f.run_id, f.app", [sweep]).df()  # fmt: skip
-        asked = con.execute("SELECT p.run_id, p.app, sum(p.bytes) AS asked FROM pages p JOIN runs r USING (run_id) "
-                            "WHERE r.status = 'ok' AND r.sweep = ? GROUP BY p.run_id, p.app", [sweep]).df()  # fmt: skip
+        con.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id", [list(run_ids)])
+        runs = con.execute("SELECT run_id, factors, rep, sim_seconds FROM runs JOIN wanted USING (run_id) WHERE status = 'ok' ORDER BY run_id").df()
+        got = con.execute("SELECT f.run_id, f.app, sum(f.bytes_delivered) AS got FROM flows f JOIN runs r USING (run_id) JOIN wanted USING (run_id) "
+                          "WHERE r.status = 'ok' GROUP BY f.run_id, f.app").df()  # fmt: skip
+        asked = con.execute("SELECT p.run_id, p.app, sum(p.bytes) AS asked FROM pages p JOIN runs r USING (run_id) JOIN wanted USING (run_id) "
+                            "WHERE r.status = 'ok' GROUP BY p.run_id, p.app").df()  # fmt: skip
     finally:
         con.close()
     both = got.merge(asked, on=["run_id", "app"], how="outer").fillna(0.0)
@@ -395,6 +401,7 @@ SENSITIVITY = [
     ("receive window 1 x RTT x bandwidth", {"window": 1}),
     ("one page at a time per client (closed loop)", {"closed_loop": True}),
     ("SACK recovery as ns-2's Sack1 agent of 1998", {"tcp": {"sack_recovery": "ns2-1998"}}),
+    ("NewReno as RFC 6582 (window inflation, Floyd's guard)", {"tcp": {"newreno_recovery": "rfc6582"}}),
 ]
 
 
@@ -409,7 +416,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFr
             for levels, sc in cfgs:
                 sc["tcp"]["window"] = f"{kw['window'] * bdp_bytes(levels['link'])}B"
         run = run_configs("goyal98", cfgs, 1, False, out, jobs, progress, variant="-" + name.split()[0].lower())
-        per = per_run(run.store, run.sweep)
+        per = per_run(run.store, run.run_ids)
         an = analyses(per)
         alloc, cl = allocation_checks(an), claims(per, an)
         rows.append({
@@ -448,7 +455,9 @@ PARAMETERS = [
     ("timers", "granularity 100 ms, minimum RTO 1 s, initial RTO 6 s, maximum 64 s", "the slides (granularity); ns-2's defaults before 2004-2006 (minrto_ 1, rtxcur_init_ 6.0, maxrto_ 64, tcpTick_ 0.1, as its validation suites record them)"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
-    ("newreno", "RFC 6582 partial-ACK retransmission (ns-2.1b3 behaviour; no extra guard)", "the slides"),
+    ("newreno", "ns-2's Newreno agent with newreno_changes_ 1: one new segment every second duplicate ACK in recovery, a partial ACK retransmits the next hole "
+     "(window deflated to cwnd), no guard against a fast retransmit right after a recovery (RFC 6582 in the sensitivity table)",
+     "the slides (slide 6); ns-2's tcp-newreno.cc 1.7 (1997)"),
     ("sack", "RFC 6675 recovery (pipe counted from the scoreboard); ns-2's Sack1 of 1998 (a pipe counter from cwnd - 3) in the sensitivity table",
      "RFC 6675; ns-2's tcp-sack1.cc 1.23 (1998)"),
     ("workload", "HTTP/1.1, a page of an index and 4 images on one connection, a page every 10 s per client, first at a uniform time in the first cycle", "the slides"),
@@ -570,7 +579,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     console = console or Console()
     mode = QUICK if quick else FULL
     run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress)
-    per = per_run(run.store, run.sweep)
+    per = per_run(run.store, run.run_ids)
     an = analyses(per)
     alloc = allocation_checks(an)
     cl = claims(per, an)

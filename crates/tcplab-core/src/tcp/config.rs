@@ -46,9 +46,29 @@ pub enum SackRecovery {
     /// era): a `pipe` counter set to cwnd - 3 segments at the third
     /// duplicate ACK, one segment less per ACK (two per partial ACK), one
     /// more per segment sent; holes below the highest SACKed segment are
-    /// resent first. `stall_at_end`: as that code did, nothing is sent in
-    /// recovery, not even a hole, once every byte written has been sent once.
+    /// resent first; no guard against a fast retransmit right after a fast
+    /// recovery (only a timeout's `recover` point holds one back).
+    /// `stall_at_end`: as that code did, nothing is sent in recovery, not
+    /// even a hole, once every byte written has been sent once.
     Ns2Sack1 { stall_at_end: bool },
+}
+
+/// How NewReno recovers (for `newreno`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum NewRenoRecovery {
+    /// RFC 6582: window inflation by one segment per duplicate ACK; a
+    /// partial ACK retransmits the next hole and deflates by the amount
+    /// acknowledged; a new recovery only after the ACK passes `recover`.
+    #[default]
+    Rfc6582,
+    /// ns-2's `Agent/TCP/Newreno` with `newreno_changes_ 1` (tcp-newreno.cc
+    /// 1.7, 1997, Allman's version of Hoe's algorithm, the ns-2.1b3 era): in
+    /// recovery one new segment for every second duplicate ACK, whatever the
+    /// window (the "flywheel"); a partial ACK deflates the window to cwnd and
+    /// retransmits the next hole, nothing else; the full ACK also grows the
+    /// window; and without Floyd's guard, a fast retransmit may follow a
+    /// fast recovery at once (only a timeout's `recover` point holds one back).
+    Ns2Flywheel,
 }
 
 #[derive(Clone, Debug)]
@@ -95,6 +115,8 @@ pub struct TcpConfig {
     pub window_growth: bool,
     /// What SACK recovery sends (see [`SackRecovery`]).
     pub sack_recovery: SackRecovery,
+    /// How NewReno recovers (see [`NewRenoRecovery`]).
+    pub newreno_recovery: NewRenoRecovery,
 }
 
 impl Default for TcpConfig {
@@ -122,6 +144,7 @@ impl Default for TcpConfig {
             hstcp_lookup: HighSpeedLookup::Formula,
             window_growth: false,
             sack_recovery: SackRecovery::Rfc6675,
+            newreno_recovery: NewRenoRecovery::Rfc6582,
         }
     }
 }

@@ -16,7 +16,7 @@
 //! - `snd_una` never moves backwards;
 //! - the receiver delivers each byte once and in order, and only bytes it received.
 
-use super::config::{CcKind, SackRecovery, TcpConfig};
+use super::config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig};
 use super::receiver::Receiver;
 use super::sender::{Segment, Sender};
 use crate::time::{Dur, Time};
@@ -47,6 +47,7 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             1 => SackRecovery::Ns2Sack1 { stall_at_end: false },
             _ => SackRecovery::Ns2Sack1 { stall_at_end: true },
         },
+        newreno_recovery: if data[2] & 128 != 0 { NewRenoRecovery::Ns2Flywheel } else { NewRenoRecovery::Rfc6582 },
         ..Default::default()
     };
     // With local congestion, the sender's interface queue is the path, of 2 to 9 segments.
@@ -193,6 +194,23 @@ mod tests {
         for i in 0..2000u32 {
             let mode = if i % 2 == 0 { 1u8 << 5 } else { 2 << 5 };
             let mut ops = vec![3, next() % 10, mode | (next() & 0x1f), next() & 0x7f];
+            ops.extend((0..300).map(|_| next()));
+            assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
+        }
+    }
+
+    #[test]
+    fn ns2_flywheel_newreno_holds_every_invariant_under_random_operations() {
+        // NewReno (controller 2) with ns-2's flywheel recovery (config byte 2, bit 7).
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        };
+        for i in 0..2000u32 {
+            let mut ops = vec![2, next() % 10, 128 | (next() & 0x7f), next() & 0x7f];
             ops.extend((0..300).map(|_| next()));
             assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
         }

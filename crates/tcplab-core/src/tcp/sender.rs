@@ -8,7 +8,9 @@
 //! - `Reno`: fast recovery with window inflation, left on the first new ACK
 //!   (RFC 5681 section 3.2);
 //! - `NewReno`: the same, but a partial ACK retransmits the next hole and
-//!   recovery lasts until the recover point is acknowledged (RFC 6582);
+//!   recovery lasts until the recover point is acknowledged (RFC 6582), or,
+//!   with [`NewRenoRecovery::Ns2Flywheel`], ns-2's 1997-98 NewReno (one new
+//!   segment per two duplicate ACKs in recovery);
 //! - `Sack`: the conservative SACK-based recovery of RFC 6675 (scoreboard,
 //!   `IsLost`, `pipe`, `NextSeg`), or, with [`SackRecovery::Ns2Sack1`],
 //!   ns-2's 1998 `Sack1` agent (a `pipe` counter; see [`Sender::sack1_send`]).
@@ -31,7 +33,7 @@
 //! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
 //! when it next wants [`Sender::on_timeout`].
 
-use super::config::{SackRecovery, TcpConfig};
+use super::config::{NewRenoRecovery, SackRecovery, TcpConfig};
 use super::rtt::RttEstimator;
 use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
@@ -165,6 +167,10 @@ pub struct Sender {
     /// `sack1` is set.
     pipe1: i64,
     sack1: Option<Sack1>,
+    /// NewReno as ns-2's `newreno_changes_ 1` (see [`NewRenoRecovery::Ns2Flywheel`]).
+    flywheel: bool,
+    /// No guard against a fast retransmit right after a fast recovery (the ns-2 1998 variants).
+    no_guard: bool,
     pub rtt: RttEstimator,
     timed: Option<(u64, Time)>,
     backoff: u32,
@@ -210,6 +216,9 @@ impl Sender {
                 SackRecovery::Ns2Sack1 { stall_at_end } if recovery == Recovery::Sack => Some(Sack1 { stall_at_end }),
                 _ => None,
             },
+            flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
+            no_guard: (recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel)
+                || (recovery == Recovery::Sack && matches!(cfg.sack_recovery, SackRecovery::Ns2Sack1 { .. })),
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
@@ -586,11 +595,14 @@ impl Sender {
         }
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
-        self.dupacks = 0;
+        let below_recover = self.recover.is_some_and(|r| ack < r);
+        if !(self.flywheel && self.in_recovery && below_recover) {
+            // ns-2's NewReno counts duplicate ACKs on across a partial ACK.
+            self.dupacks = 0;
+        }
         while self.scoreboard.front().is_some_and(|s| s.seq + u64::from(s.len) <= ack) {
             self.scoreboard.pop_front();
         }
-        let below_recover = self.recover.is_some_and(|r| ack < r);
         let mut partial = false;
         if self.in_recovery {
             match self.recovery {
@@ -598,8 +610,9 @@ impl Sender {
                     // RFC 6582 section 3.2, step 3 (partial ACK): retransmit the
                     // first unacknowledged segment, deflate the window by the
                     // amount acknowledged and add back one SMSS (not below
-                    // ssthresh here), and stay in recovery.
-                    self.inflation = (self.inflation + self.mss).saturating_sub(acked);
+                    // ssthresh here), and stay in recovery. ns-2's flywheel
+                    // NewReno deflates to cwnd (dupwnd_ = 0).
+                    self.inflation = if self.flywheel { 0 } else { (self.inflation + self.mss).saturating_sub(acked) };
                     partial = true;
                 }
                 Recovery::Sack if below_recover => {
@@ -618,6 +631,10 @@ impl Sender {
                     self.in_recovery = false;
                     self.inflation = 0;
                     self.cc.on_recovery_exit(now);
+                    if self.flywheel {
+                        // ns-2's NewReno: newack() then opencwnd() on the full ACK.
+                        self.cc.on_ack(now, acked, flight);
+                    }
                 }
             }
         } else if self.cwr.is_some() {
@@ -641,8 +658,29 @@ impl Sender {
         }
         if partial && self.recovery == Recovery::NewReno {
             self.emit_retx(now, self.snd_una, out);
+            if self.flywheel {
+                // ns-2 sends nothing more on a partial ACK (dupacks_ != 0).
+                self.arm_timer(now);
+                return;
+            }
         }
         self.send_data(now, out);
+    }
+
+    /// ns-2's flywheel NewReno: on every odd duplicate ACK count beyond the
+    /// threshold, one new segment, if there is data and the receiver's window
+    /// allows it (ns-2 checked neither).
+    fn flywheel_send(&mut self, now: Time, out: &mut Vec<Segment>) {
+        if self.dupacks > self.dupthresh && self.dupacks % 2 == 1 && self.snd_nxt < self.end {
+            let len = self.seg_len(self.snd_nxt);
+            if self.snd_nxt + len - self.snd_una > self.max_window {
+                self.note_rwnd(true);
+            } else if self.emit(now, self.snd_nxt, out) {
+                self.snd_nxt += len;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+            }
+        }
+        self.arm_timer(now);
     }
 
     fn on_dupack(&mut self, now: Time, sack_news: bool, out: &mut Vec<Segment>) {
@@ -656,6 +694,11 @@ impl Sender {
                     }
                     self.sack_send(now, out)
                 }
+                Recovery::NewReno if self.flywheel => {
+                    // dupwnd_ still grows (it counts if the application writes).
+                    self.inflation += self.mss;
+                    self.flywheel_send(now, out)
+                }
                 _ => {
                     // RFC 5681 section 3.2, step 4: inflate by one segment.
                     self.inflation += self.mss;
@@ -664,7 +707,7 @@ impl Sender {
             }
             return;
         }
-        let may_recover = self.recover.is_none_or(|r| self.snd_una > r);
+        let may_recover = self.recover.is_none_or(|r| self.snd_una > r) || (self.no_guard && self.cause == Cause::Fast);
         // ns-2 Sack1 counts duplicate ACKs only.
         let sack_loss = self.recovery == Recovery::Sack && self.sack1.is_none() && sack_news && self.sb_head_lost();
         if (self.dupacks >= self.dupthresh || sack_loss) && may_recover {
@@ -696,7 +739,9 @@ impl Sender {
                     self.in_recovery = true;
                     self.emit_retx(now, self.snd_una, out);
                     self.restart_timer(now);
-                    self.send_window(now, 0, out);
+                    if !self.flywheel {
+                        self.send_window(now, 0, out);
+                    }
                 }
                 Recovery::Sack => {
                     // RFC 6675 section 5, steps 4.1-4.4: retransmit the first
@@ -968,6 +1013,70 @@ mod tests {
         s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!(s.stats.retx_pkts, 2);
+    }
+
+    #[test]
+    fn ns2_flywheel_newreno_sends_one_segment_per_two_dupacks() {
+        let cfg = TcpConfig {
+            iw_bytes: 10 * MSS,
+            cc: CcKind::NewReno,
+            newreno_recovery: NewRenoRecovery::Ns2Flywheel,
+            byte_counting: false,
+            ..Default::default()
+        };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        // Segments 0 and 3 lost: eight duplicate ACKs. The third retransmits
+        // segment 0; the fifth and seventh each send one new segment.
+        let t = Time::from_ns(100_000_000);
+        let mut sent = Vec::new();
+        for _ in 0..8 {
+            out.clear();
+            s.on_ack(t, 0, &[], &mut out);
+            sent.push(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>());
+        }
+        let want: Vec<Vec<(u64, bool)>> = vec![vec![], vec![], vec![(0, true)], vec![], vec![(10, false)], vec![], vec![(11, false)], vec![]];
+        assert_eq!(sent, want);
+        // The partial ACK retransmits segment 3 and sends nothing else; the
+        // duplicate ACKs count on (9, 10, ...): the ninth sends segment 12.
+        out.clear();
+        s.on_ack(Time::from_ns(200_000_000), 3 * MSS, &[], &mut out);
+        assert_eq!(out, vec![Segment { seq: 3 * MSS, len: 1460, retx: true, last: false }]);
+        out.clear();
+        s.on_ack(Time::from_ns(210_000_000), 3 * MSS, &[], &mut out);
+        assert_eq!(out.iter().map(|g| g.seq / MSS).collect::<Vec<_>>(), vec![12]);
+        // The full ACK ends recovery at ssthresh (5 segments) and, as ns-2's
+        // opencwnd(), adds 1/cwnd of a segment.
+        out.clear();
+        s.on_ack(Time::from_ns(300_000_000), 12 * MSS, &[], &mut out);
+        assert_eq!(s.state(), State::CongestionAvoidance);
+        assert_eq!(s.window(), 5 * MSS + MSS / 5);
+        assert_eq!((s.stats.fast_retx, s.stats.retx_pkts, s.stats.timeouts), (1, 2, 0));
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn only_the_ns2_variants_fast_retransmit_again_right_after_a_recovery() {
+        // Segment 0 lost; the recovery ends with the ACK of everything sent
+        // before it (10 segments). Segment 10, the first sent in recovery, is
+        // lost too: three duplicate ACKs at the old recover point. Floyd's
+        // guard (RFC 6582 step 1) waits for a timeout; ns-2 of 1998 did not.
+        for (recovery, want) in [(NewRenoRecovery::Rfc6582, 1), (NewRenoRecovery::Ns2Flywheel, 2)] {
+            let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::NewReno, newreno_recovery: recovery, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            for _ in 0..9 {
+                s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+            }
+            assert!(s.snd_max > 10 * MSS, "new data went out in recovery");
+            s.on_ack(Time::from_ns(200_000_000), 10 * MSS, &[], &mut out);
+            for _ in 0..3 {
+                s.on_ack(Time::from_ns(210_000_000), 10 * MSS, &[], &mut out);
+            }
+            assert_eq!(s.stats.fast_retx, want, "{recovery:?}");
+        }
     }
 
     #[test]
