@@ -872,7 +872,7 @@ impl Sender {
             }
             let (_, _, hole) = self.sb_scan();
             match hole {
-                Some(seq) if seq - self.snd_una <= self.max_window => {
+                Some(seq) if seq <= self.snd_una + self.max_window => {
                     if !self.emit(now, seq, out) {
                         break;
                     }
