@@ -44,6 +44,7 @@ CASES = [
      "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, "
      "hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675' or 'ns2-1998'"),
+    ({"tcp.newreno_recovery": "hoe"}, "tcp.newreno_recovery = 'hoe': not allowed; allowed values: 'rfc6582' or 'ns2-1998'"),
     ({"sim.seed": -1}, "sim.seed = -1: out of range: at least 0"),
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
     ({"apps": []}, "apps: needs at least 1 item(s)"),

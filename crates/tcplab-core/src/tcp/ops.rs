@@ -151,6 +151,16 @@ pub fn run(data: &[u8]) -> Result<(), String> {
 mod tests {
     use super::run;
 
+    /// A fixed stream of pseudo-random bytes (xorshift64) for operation sequences.
+    fn bytes(mut x: u64) -> impl FnMut() -> u8 {
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        }
+    }
+
     #[test]
     fn a_clean_transfer_holds_every_invariant() {
         // Deliver data and ACKs in turn until done, for each controller.
@@ -184,13 +194,7 @@ mod tests {
     fn ns2_sack1_recovery_holds_every_invariant_under_random_operations() {
         // Both forms of ns-2's Sack1 recovery (config byte 2, bits 5-6), SACK
         // controller, 2,000 operation sequences from a fixed generator.
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut next = bytes(0x9e37_79b9_7f4a_7c15);
         for i in 0..2000u32 {
             let mode = if i % 2 == 0 { 1u8 << 5 } else { 2 << 5 };
             let mut ops = vec![3, next() % 10, mode | (next() & 0x1f), next() & 0x7f];
@@ -202,13 +206,7 @@ mod tests {
     #[test]
     fn ns2_flywheel_newreno_holds_every_invariant_under_random_operations() {
         // NewReno (controller 2) with ns-2's flywheel recovery (config byte 2, bit 7).
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x as u8
-        };
+        let mut next = bytes(0x2545_f491_4f6c_dd1d);
         for i in 0..2000u32 {
             let mut ops = vec![2, next() % 10, 128 | (next() & 0x7f), next() & 0x7f];
             ops.extend((0..300).map(|_| next()));
