@@ -169,8 +169,6 @@ pub struct Sender {
     sack1: Option<Sack1>,
     /// NewReno as ns-2's `newreno_changes_ 1` (see [`NewRenoRecovery::Ns2Flywheel`]).
     flywheel: bool,
-    /// No guard against a fast retransmit right after a fast recovery (the ns-2 1998 variants).
-    no_guard: bool,
     pub rtt: RttEstimator,
     timed: Option<(u64, Time)>,
     backoff: u32,
@@ -217,8 +215,6 @@ impl Sender {
                 _ => None,
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
-            no_guard: (recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel)
-                || (recovery == Recovery::Sack && matches!(cfg.sack_recovery, SackRecovery::Ns2Sack1 { .. })),
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
@@ -555,6 +551,12 @@ impl Sender {
         }
     }
 
+    /// The ns-2 1998 recoveries have no guard against a fast retransmit
+    /// right after a fast recovery (only a timeout's `recover` holds one back).
+    fn ns2_1998(&self) -> bool {
+        self.flywheel || self.sack1.is_some()
+    }
+
     /// ns-2 Sack1 (tcp-sack1.cc, 1998): every ACK in recovery takes one
     /// segment out of `pipe_`.
     fn sack1_ack(&mut self) {
@@ -707,7 +709,7 @@ impl Sender {
             }
             return;
         }
-        let may_recover = self.recover.is_none_or(|r| self.snd_una > r) || (self.no_guard && self.cause == Cause::Fast);
+        let may_recover = self.recover.is_none_or(|r| self.snd_una > r) || (self.ns2_1998() && self.cause == Cause::Fast);
         // ns-2 Sack1 counts duplicate ACKs only.
         let sack_loss = self.recovery == Recovery::Sack && self.sack1.is_none() && sack_news && self.sb_head_lost();
         if (self.dupacks >= self.dupthresh || sack_loss) && may_recover {
