@@ -32,11 +32,13 @@ def test_sensitivity_variants_reach_the_scenario() -> None:
     """Each sensitivity row's override lands in the scenario it runs, and
     leaves the calibrated model's other values as they are."""
     base = rfc2415.scenario(8, 1, 1)
-    assert base["tcp"]["rto_min"] == "1s"
+    assert (base["tcp"]["rto_min"], base["tcp"]["clock_granularity"]) == ("200ms", "100ms")
     rows = dict(rfc2415.SENSITIVITY)
-    rto = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows["RTO minimum 200 ms"]))
-    assert tcplab.load(rto).tcp.rto_min == 200_000_000
-    assert {k: v for k, v in rto["tcp"].items() if k != "rto_min"} == {k: v for k, v in base["tcp"].items() if k != "rto_min"}
+    rto = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows["RTO minimum 1 s (RFC 2988, 2000), 1 ms clock"]))
+    t = tcplab.load(rto).tcp
+    assert (t.rto_min, t.clock_granularity) == (1_000_000_000, 1_000_000)
+    changed = ("rto_min", "clock_granularity")
+    assert {k: v for k, v in rto["tcp"].items() if k not in changed} == {k: v for k, v in base["tcp"].items() if k not in changed}
     heavy = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows["object median 1000 B, tail index 1.0"]))
     web = heavy["apps"][0]
     assert web["primary"] == web["object"] == {"type": "pareto", "median": "1000B", "shape": 1.0, "max": "10MB"}
