@@ -172,3 +172,14 @@ def test_the_flavours_reach_the_core_as_the_slides_describe_them() -> None:
         "vanilla": ("tahoe", 10**6, None), "reno": ("reno", 3, None), "newreno": ("newreno", 3, "ns2-1998"), "sack": ("sack", 3, None)}
     variant = tcplab.load(goyal98.scenario("wan", "newreno", 531, "epd", tcp={"newreno_recovery": "rfc6582"})).to_core()["apps"][0]["tcp"]
     assert "newreno_recovery" not in variant
+
+
+def test_the_timers_are_ns2s_of_1998() -> None:
+    # TcpAgent::rtt_timeout of 1998 floors the RTO at two 100 ms ticks (no
+    # minrto_ yet); the initial RTO is rtxcur_init_ 6 s; the 1 s minimum is a
+    # sensitivity row.
+    tcp = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd")).tcp
+    assert (tcp.rto_min, tcp.clock_granularity, tcp.rto_initial, tcp.rto_max) == (200_000_000, 100_000_000, 6_000_000_000, 64_000_000_000)
+    rows = dict(goyal98.SENSITIVITY)
+    later = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd", tcp=rows["RTO minimum 1 s (ns-2's minrto_, from 2001)"]["tcp"])).tcp
+    assert (later.rto_min, later.rto_initial) == (1_000_000_000, 6_000_000_000)

@@ -126,7 +126,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "tcp": {
             "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
             "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
-            "rto_min": "1s", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
+            "rto_min": "200ms", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
         },  # fmt: skip
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
@@ -397,7 +397,7 @@ def figures(per: "pd.DataFrame", an: dict, out_dir: Path) -> list[Path]:
 
 #: Modelling choices varied one at a time (full mode, one replication each).
 SENSITIVITY = [
-    ("RTO minimum 200 ms, initial 3 s", {"tcp": {"rto_min": "200ms", "rto_initial": "3s"}}),
+    ("RTO minimum 1 s (ns-2's minrto_, from 2001)", {"tcp": {"rto_min": "1s"}}),
     ("receive window 1 x RTT x bandwidth", {"window": 1}),
     ("one page at a time per client (closed loop)", {"closed_loop": True}),
     ("SACK recovery as ns-2's Sack1 agent of 1998", {"tcp": {"sack_recovery": "ns2-1998"}}),
@@ -452,7 +452,7 @@ PARAMETERS = [
     ("MSS", "1024 B (WAN), 9180 B (MEO, GEO); 40 B of TCP/IP headers", "the slides"),
     ("windows", "receive window 2 x RTT x 45 Mb/s (window scaling); initial ssthresh RTT x bandwidth; IW 1", "the slides; ns-2's window_init_ 1"),
     ("ACKs", "no delayed ACKs", "the slides"),
-    ("timers", "granularity 100 ms, minimum RTO 1 s, initial RTO 6 s, maximum 64 s", "the slides (granularity); ns-2's defaults before 2004-2006 (minrto_ 1, rtxcur_init_ 6.0, maxrto_ 64, tcpTick_ 0.1, as its validation suites record them)"),
+    ("timers", "granularity 100 ms, minimum RTO 200 ms, initial RTO 6 s, maximum 64 s", "the slides (granularity); ns-2 of 1998: TcpAgent::rtt_timeout's floor of two ticks (tcp.cc 1.59; minrto_ only came in 2001), rtxcur_init_ 6.0 (3.0 from 2006), maxrto_ 64, tcpTick_ 0.1 (0.01 from 2002)"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
     ("newreno", "ns-2's Newreno agent with newreno_changes_ 1: one new segment every second duplicate ACK in recovery, a partial ACK retransmits the next hole "
@@ -482,12 +482,12 @@ def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Chec
     )
     vs = per[per.link == "wan"].groupby("flavour").efficiency.mean()
     out.append(
-        f"- **The flavour explains more of efficiency than in the slides** (WAN {share(an, 'wan', 'efficiency', 'flavour'):.0f}%, "
-        f"MEO {share(an, 'meo', 'efficiency', 'flavour'):.0f}%, GEO {share(an, 'geo', 'efficiency', 'flavour'):.0f}% against "
-        f"57/57/61%), mostly through vanilla TCP (WAN efficiency {vs['vanilla']:.3f} against {vs.drop('vanilla').min():.3f}-"
-        f"{vs.drop('vanilla').max():.3f} for the others): without fast retransmit every loss costs a timeout of at least "
-        "ns-2's 1 s minimum RTO. The buffer explains less, because 119-127% of the T3's capacity is offered and the link "
-        "stays busy with some buffer or other."
+        f"- **The flavour's share of efficiency** (WAN {share(an, 'wan', 'efficiency', 'flavour'):.0f}%, "
+        f"MEO {share(an, 'meo', 'efficiency', 'flavour'):.0f}%, GEO {share(an, 'geo', 'efficiency', 'flavour'):.0f}% against the "
+        f"slides' 57/57/61%) comes mostly from vanilla TCP (WAN efficiency {vs['vanilla']:.3f} against {vs.drop('vanilla').min():.3f}-"
+        f"{vs.drop('vanilla').max():.3f} for the others): without fast retransmit every loss waits for a timeout, at least "
+        "two of ns-2's 100 ms ticks. The buffer explains less than in the slides, because 119-127% of the T3's capacity is "
+        "offered and the link stays busy with some buffer or other."
     )
     failed = [name for name, ok, _ in alloc + cl if not ok]
     if failed:
