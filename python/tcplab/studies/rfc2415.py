@@ -53,8 +53,8 @@ CALIBRATION = {
     "think_from": "start",
     # The RTO's floor in the ns-2 the RFC's authors ran: TcpAgent::rtt_timeout
     # (tcp.cc 1.59, April 1998) clamps it to two clock ticks and to nothing
-    # else, and tcpTick_ was 0.1 s (0.01 s from March 2002). The 1 s minRTO_
-    # came in May 2001 (ns-2's CHANGES.html), with RFC 2988.
+    # else, and tcpTick_ was 0.1 s (0.01 s from March 2002). minrto_, with
+    # RFC 2988's 1 s, came in May 2001 (ns-2's CHANGES.html).
     "rto_min": "200ms",
     # The clock tick, 0.1 s: ns-2 kept RTT and its variation in ticks, so the
     # RTO was at least the smoothed RTT plus one tick.
@@ -684,8 +684,8 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
         "changed little on its own; counting think times from the request raised the web load by a quarter (8 webs, no "
         "FTPs: 27 to 38% utilization) and the drops with it; a median of 1600 B (inside two packets, as the RFC says, "
         "where 1000 B fits in one) restored the IW gains. The 25-packet buffer already counts waiting packets only, as "
-        "ns-2's does; RFC 2988's 1 s RTO minimum, used before ns-2's own 1998 floor of 200 ms, is a row of the "
-        "sensitivity table (it changes one or two drop cells). What remains: "
+        "ns-2's does; RFC 2988's 1 s RTO minimum, which this model used before it took the 200 ms floor of 1998's "
+        "ns-2, is a row of the sensitivity table (it changes one or two drop cells). What remains: "
         "the rows with one FTP (8/1, 16/1) and 8/2 drop far less than the RFC's; with our windows one FTP cannot fill "
         "the bottleneck (11 packets against a ~13-packet pipe), so their drops come from web bursts alone, and our web "
         "load without FTPs is well below the RFC's (Table 2). Heavier-tailed objects raise it to the RFC's and bring "
