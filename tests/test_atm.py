@@ -56,6 +56,14 @@ def test_ports_conserve_frames_and_cells(policy: str) -> None:
     else:
         assert port.early_drops > 0
     assert port.vc_max_cells <= 300
+    # The port's queue is counted in cells: at most the buffer less the cell
+    # in transmission, and a tail drop happens only at a full buffer.
+    assert t3.queue_max_bytes == 53 * t3.queue_max_pkts
+    if policy == "ubr":
+        assert t3.queue_max_pkts == 299
+    else:
+        assert 240 < t3.queue_max_pkts <= 299
+    assert 0 < t3.queue_avg_pkts < t3.queue_max_pkts
 
 
 def test_a_ubr_queue_needs_an_atm_link() -> None:

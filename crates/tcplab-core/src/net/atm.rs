@@ -166,6 +166,10 @@ pub struct UbrPort {
     pub counters: UbrCounters,
     /// The most cells each VC had in the buffer.
     pub vc_max: Vec<u32>,
+    /// Sum over queued cells of their wait before transmission, ns.
+    wait_ns: u128,
+    /// The most cells waiting at once (the one in transmission not counted).
+    max_waiting: u32,
 }
 
 impl UbrPort {
@@ -188,6 +192,8 @@ impl UbrPort {
             now: Time::ZERO,
             counters: UbrCounters::default(),
             vc_max: Vec::new(),
+            wait_ns: 0,
+            max_waiting: 0,
         }
     }
 
@@ -235,9 +241,13 @@ impl UbrPort {
             self.counters.ppd_frames += 1;
             self.counters.dropped_cells += 1;
         } else {
-            let d = t.max(self.last_departure) + self.cell_time;
+            let start = t.max(self.last_departure);
+            let d = start + self.cell_time;
             self.last_departure = d;
+            self.wait_ns += u128::from(start.saturating_since(t).as_ns());
             self.fifo.push_back((d, f.vc));
+            // Every queued cell but the one in transmission waits.
+            self.max_waiting = self.max_waiting.max(self.fifo.len() as u32 - 1);
             f.queued += 1;
             let vc = f.vc as usize;
             if self.per_vc[vc] == 0 {
@@ -322,6 +332,19 @@ impl UbrPort {
     /// The time the port was last advanced to.
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// The queue of cells over a run ending at `end`: the time average of
+    /// cells waiting (not counting the one in transmission), and the most
+    /// that waited at once. Waits after `end` are not counted.
+    pub fn queue_cells(&self, end: Time) -> (f64, u32) {
+        let mut wait = self.wait_ns;
+        for &(d, _) in &self.fifo {
+            let start = Time::from_ns(d.as_ns() - self.cell_time.as_ns());
+            wait = wait.saturating_sub(u128::from(start.saturating_since(end).as_ns()));
+        }
+        let span = end.as_ns() as f64;
+        (if span > 0.0 { wait as f64 / span } else { 0.0 }, self.max_waiting)
     }
 
     /// Frames whose cells are still arriving.
@@ -456,6 +479,20 @@ mod tests {
         assert_eq!(p.occupancy(), 10 - (last.as_ns() / TAU) as u32);
         p.advance(t(10 * TAU));
         assert_eq!(p.occupancy(), 0);
+    }
+
+    #[test]
+    fn the_queue_of_cells_is_averaged_over_the_run() {
+        // Five cells arrive every 3 us and leave every 10 us: they wait 0,
+        // 7, 14, 21 and 28 us (70 us in all); at the fifth's arrival the
+        // first has left, one is in transmission and three wait.
+        let mut p = port(100, Policy::Epd);
+        let last = p.frame_arrives(t(0), 7, 0, 5, Dur::from_ns(GAP));
+        p.advance(last);
+        assert_eq!(p.queue_cells(t(1_000_000)), (0.07, 3));
+        // A run that ends at 25 us counts the waits up to then: 7 + 14 +
+        // (25 - 9) + (25 - 12) = 50 us, two cells on average.
+        assert_eq!(p.queue_cells(t(25_000)), (2.0, 3));
     }
 
     #[test]

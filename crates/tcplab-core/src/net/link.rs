@@ -449,12 +449,21 @@ impl Link {
                 let inside = end.saturating_since(e.tx_start);
                 busy -= u128::from((ser - inside).as_ns());
                 // Count only the part of the wait inside the run.
-                wait -= u128::from(e.tx_start.saturating_since(end).as_ns());
+                wait = wait.saturating_sub(u128::from(e.tx_start.saturating_since(end).as_ns()));
             } else if e.arrive > end {
                 propagating += 1;
             }
         }
         let span = end.as_ns() as f64;
+        let mut queue_avg = if span > 0.0 { wait as f64 / span } else { 0.0 };
+        let (mut queue_max, mut queue_max_bytes) = (self.max_queue_pkts, self.max_queue_bytes);
+        if let Some(port) = &self.port {
+            // A switch port queues cells: its queue is counted in cells.
+            let (avg, max) = port.queue_cells(end);
+            queue_avg = avg;
+            queue_max = u64::from(max);
+            queue_max_bytes = u64::from(max) * u64::from(CELL_BYTES);
+        }
         LinkReport {
             // Every packet (or a port's frame) offered was admitted, dropped, or is still arriving at the port.
             arrivals: self.accepted + self.drops + self.port_backlog(),
@@ -466,9 +475,9 @@ impl Link {
             backlog_end: backlog + self.port_backlog(),
             propagating_end: propagating,
             utilization: if span > 0.0 { busy as f64 / span } else { 0.0 },
-            queue_avg_pkts: if span > 0.0 { wait as f64 / span } else { 0.0 },
-            queue_max_pkts: self.max_queue_pkts,
-            queue_max_bytes: self.max_queue_bytes,
+            queue_avg_pkts: queue_avg,
+            queue_max_pkts: queue_max,
+            queue_max_bytes,
         }
     }
 }
