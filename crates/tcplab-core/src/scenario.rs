@@ -436,6 +436,9 @@ pub struct TcpSpec {
     /// NewReno recovery: "rfc6582" (default) or "ns2-1998" (ns-2's flywheel NewReno).
     #[serde(default)]
     pub newreno_recovery: Option<String>,
+    /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
+    #[serde(default)]
+    pub quickack: u32,
 }
 
 fn three() -> u32 {
@@ -671,6 +674,7 @@ impl TcpSpec {
             delayed_ack: self.delayed_ack,
             delack_timeout: Dur::from_ns(self.delack_timeout_ns),
             delack_segments: self.delack_segments,
+            quickack: self.quickack,
             limited_transmit: self.limited_transmit,
             idle_restart: self.idle_restart,
             sack_blocks: self.sack_blocks,

@@ -37,6 +37,8 @@ class Tcp(_Model):
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
     delack_segments: Annotated[int, Field(ge=1, le=10**6)] = 2
+    quickack: Annotated[int, Field(ge=0, le=10**6)] = 0
+    """With delayed ACKs, the first this many ACKs of a connection go out at once (Linux's quick-ACK mode; Linux allows 16)."""
     limited_transmit: bool = False
     """RFC 3042: a new segment for each of the first two duplicate ACKs."""
     idle_restart: bool = True
@@ -144,5 +146,7 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["newreno_recovery"] = t.newreno_recovery
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
+    if t.quickack:
+        core["quickack"] = t.quickack
     return core
 

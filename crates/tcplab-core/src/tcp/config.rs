@@ -95,6 +95,11 @@ pub struct TcpConfig {
     pub delack_timeout: Dur,
     /// With delayed ACKs, ACK at once every this many full segments.
     pub delack_segments: u32,
+    /// With delayed ACKs, the first this many ACKs of a connection go out at
+    /// once, one per data segment: Linux's quick-ACK mode, which a receiver
+    /// enters at its first data segment (`tcp_incr_quickack`, at most
+    /// TCP_MAX_QUICKACKS = 16). Zero: none.
+    pub quickack: u32,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5681 section 4.1 restart after idle.
@@ -135,6 +140,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delack_timeout: Dur::from_ms(200),
             delack_segments: 2,
+            quickack: 0,
             limited_transmit: false,
             idle_restart: true,
             sack_blocks: 3,

@@ -32,6 +32,8 @@ pub struct Receiver {
     delayed: bool,
     delack_timeout: Dur,
     delack_segments: u32,
+    /// Quick ACKs left (Linux's quick-ACK mode at the start).
+    quick: u32,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
     mss: u32,
@@ -54,6 +56,7 @@ impl Receiver {
             delayed: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
             delack_segments: cfg.delack_segments,
+            quick: cfg.quickack,
             unacked_segments: 0,
             delack_deadline: None,
             mss: cfg.mss,
@@ -149,6 +152,10 @@ impl Receiver {
         if !self.delayed || filled_hole || self.done_at == Some(now) {
             return Some(self.ack_now());
         }
+        if self.quick > 0 {
+            self.quick -= 1;
+            return Some(self.ack_now());
+        }
         if len >= self.mss {
             self.unacked_segments += 1;
         } else {
@@ -238,6 +245,22 @@ mod tests {
         assert_eq!(r.on_data(t, 5840, 1460), Some(4380));
         // So is data that fills the hole.
         assert_eq!(r.on_data(t, 4380, 1460), Some(7300));
+    }
+
+    #[test]
+    fn quick_acks_at_the_start_then_every_second_segment() {
+        let cfg = TcpConfig { delayed_ack: true, quickack: 3, ..Default::default() };
+        let mut r = Receiver::new(&cfg, Some(100_000));
+        let t = Time::ZERO;
+        // The first three segments are acknowledged one by one, at once.
+        assert_eq!(r.on_data(t, 0, 1460), Some(1460));
+        assert_eq!(r.on_data(t, 1460, 1460), Some(2920));
+        assert_eq!(r.on_data(t, 2920, 1460), Some(4380));
+        assert_eq!(r.poll_timeout(), None);
+        // Then delayed ACKs: every second segment.
+        assert_eq!(r.on_data(t, 4380, 1460), None);
+        assert_eq!(r.on_data(t, 5840, 1460), Some(7300));
+        assert_eq!(r.stats.acks_sent, 4);
     }
 
     #[test]
