@@ -94,3 +94,24 @@ def test_run_and_its_summary_import_no_pandas() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_run_counts_an_atm_ports_queue_in_cells(tmp_path) -> None:
+    # Two bulk flows through a 300-cell EPD port: the busiest-links table
+    # shows the port's queue in cells (at most 299 wait beside the one in
+    # transmission) and says so.
+    path = tmp_path / "atm.toml"
+    path.write_text(
+        '[sim]\nduration = "2s"\n[topology]\ntype = "dumbbell"\nleft = 2\nright = 2\natm = true\n'
+        '[topology.bottleneck]\nrate = "45Mbps"\ndelay = "5ms"\nqueue = { type = "ubr", buffer = 300, policy = "epd" }\n'
+        '[topology.left_access]\nrate = "155Mbps"\ndelay = "0.01ms"\n[topology.right_access]\nrate = "155Mbps"\ndelay = "0.01ms"\n'
+        '[tcp]\ncc = "sack"\nmss = "1024B"\nwindow = "4MiB"\n'
+        + "".join(f'[[apps]]\ntype = "bulk"\nsrc = "s{i}"\ndst = "k{i}"\n' for i in range(2))
+    )
+    t3 = tcplab.run(str(path)).links.set_index(["src", "dst"]).loc[("r0", "r1")]
+    assert 240 < t3.queue_max_pkts <= 299 and t3.queue_max_bytes == 53 * t3.queue_max_pkts
+    r = CliRunner(env={"COLUMNS": "200"}).invoke(main, ["run", str(path)])
+    assert r.exit_code == 0, r.output
+    row = next(line for line in r.output.splitlines() if line.startswith("│ r0→r1"))
+    assert int(row.split("│")[-2]) == t3.queue_max_pkts
+    assert "on an ATM switch port (r0→r1, r1→r0), cells" in r.output

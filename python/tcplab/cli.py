@@ -310,6 +310,8 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
             f"{r['src']}→{r['dst']}", _si(r["rate_bps"], "b/s"), f"{r['delay_s'] * 1e3:g} ms", f"{100 * r['utilization']:.1f}",
             str(r["departures"]), str(r["drops"]), f"{drop_pct:.2f}", f"{r['queue_avg_pkts']:.2f}", str(r["queue_max_pkts"]),
         )  # fmt: skip
+    if res.data.get("ports", {}).get("link"):
+        lt.caption = "avg q and max q: packets waiting; on an ATM switch port (" + ", ".join(n.replace("->", "→") for n in res.data["ports"]["link"]) + "), cells"
     console.print(lt)
     e = res.engine
     console.print(
