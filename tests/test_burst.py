@@ -71,3 +71,40 @@ def test_bad_bursts_name_their_field(app: dict, field: str, text: str) -> None:
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(_burst(**app))
     assert any(p.field == field and text in p.message for p in e.value.problems), e.value.problems
+
+
+def _two_servers(**extra) -> dict:
+    return {"sim": {"duration": "none", "seed": 1},
+            "topology": {"type": "wireless", "profile": "hspa", "servers": 2},
+            "tcp": {"cc": "sack", "iw": 3},
+            "trace": {"links": ["gw->m0"]},
+            "apps": [{"type": "burst", "name": "b", "src": "s0", "dst": "m0", "flows": 2, "total": "8760B", **extra}]}  # fmt: skip
+
+
+def test_a_burst_from_one_server_queues_its_windows_one_after_another() -> None:
+    r = tcplab.run(_two_servers())
+    arrivals = r.packets[(r.packets.event == "enqueue")].head(6)
+    # s0's 100 Mb/s link sends flow 0's three segments, then flow 1's.
+    assert list(arrivals.flow) == [0, 0, 0, 1, 1, 1]
+    assert list(r.flows.src) == ["s0", "s0"]
+
+
+def test_a_burst_from_two_servers_interleaves_its_windows() -> None:
+    r = tcplab.run(_two_servers(extra_src=["s1"]))
+    arrivals = r.packets[(r.packets.event == "enqueue")].head(6)
+    # Each server's link carries one flow, so the gateway sees them in turn,
+    # 0.12 ms apart (1500 bytes at 100 Mb/s), both 11.12 ms after the start.
+    assert list(arrivals.flow) == [0, 1, 0, 1, 0, 1]
+    assert list(arrivals.t.round(5)) == [0.01112, 0.01112, 0.01124, 0.01124, 0.01136, 0.01136]
+    assert list(r.flows.src) == ["s0", "s1"]
+    assert list(r.flows.bytes_delivered) == [4380, 4380]
+
+
+@pytest.mark.parametrize("extra, field, text", [
+    (["s9"], "apps[0].extra_src[0]", "unknown node; allowed: s0, s1, gw, m0"),
+    (["s1", "m0"], "apps[0].extra_src[1]", "must differ from dst"),
+])  # fmt: skip
+def test_bad_extra_servers_name_their_field(extra: list, field: str, text: str) -> None:
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(_two_servers(extra_src=extra))
+    assert any(p.field == field and text in p.message for p in e.value.problems), e.value.problems

@@ -53,6 +53,15 @@ CASES["wireless-hspa-bursts"] = {
         {"type": "burst", "name": "later", "src": "s1", "dst": "m0", "flows": 6, "total": "180kB", "start": {"type": "uniform", "min": "0.2s", "max": "0.6s"}},
     ],
 }  # fmt: skip
+CASES["wireless-bursts-from-several-servers"] = {
+    "sim": {"duration": "20s", "seed": 4},
+    "topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp", "servers": 4},
+    "tcp": {"cc": "sack", "iw": 10},
+    "apps": [
+        {"type": "burst", "name": "first", "src": "s0", "extra_src": ["s1"], "dst": "m0", "flows": 6, "total": "180kB"},
+        {"type": "burst", "name": "later", "src": "s2", "extra_src": ["s3", "s1"], "dst": "m0", "flows": 6, "total": "180kB", "start": "0.3s"},
+    ],
+}  # fmt: skip
 
 
 def _rows(out: dict, columns: bool) -> dict:

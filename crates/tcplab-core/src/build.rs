@@ -97,7 +97,16 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
         };
         apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, a.kind(&field)?, rng, request_bytes));
-        tcp.profiles.push(Profile { cfg, data_route, ack_route, first_links: (0, 0), open_bytes: request_bytes });
+        let mut more = Vec::with_capacity(a.extra_src.len());
+        for (j, name) in a.extra_src.iter().enumerate() {
+            let f = || format!("{field}.extra_src[{j}]");
+            let s = node(&f, name)?;
+            if s == dst {
+                return Err(invalid(f(), "is the same node as dst"));
+            }
+            more.push((route(&f(), s, dst)?, route(&f(), dst, s)?, (0, 0)));
+        }
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, first_links: (0, 0), open_bytes: request_bytes, more });
     }
     // Links by their ends (the first declared, for a pair declared twice):
     // only loss rules, the packet log and captures name links.
@@ -149,6 +158,9 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     }
     for p in &mut tcp.profiles {
         p.first_links = (net.route(p.data_route)[0], net.route(p.ack_route)[0]);
+        for (data, ack, first) in &mut p.more {
+            *first = (net.route(*data)[0], net.route(*ack)[0]);
+        }
     }
     for i in 0..sc.apps.len() {
         if sc.app_tcp(i)?.ssthresh_bdp {

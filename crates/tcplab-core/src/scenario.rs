@@ -299,6 +299,10 @@ pub struct AppSpec {
     pub src: String,
     #[serde(default)]
     pub dst: String,
+    /// A burst's servers after `src`: transfer `i` comes from
+    /// `[src, extra_src...][i % (1 + extra_src.len())]`.
+    #[serde(default)]
+    pub extra_src: Vec<String>,
     /// The indices of src and dst in `nodes`, when the packed form gave them
     /// (then src and dst stay empty).
     #[serde(skip)]
@@ -600,6 +604,9 @@ impl AppSpec {
     }
 
     pub fn kind(&self, field: &str) -> Result<AppKind> {
+        if !self.extra_src.is_empty() && self.kind != "burst" {
+            return Err(invalid(format!("{field}.extra_src"), "only a burst spreads its transfers over several servers"));
+        }
         match self.kind.as_str() {
             "bulk" => Ok(AppKind::Bulk),
             "web" => {
@@ -624,7 +631,7 @@ impl AppSpec {
             "burst" => {
                 let flows = self.flows.filter(|&n| n > 0).ok_or_else(|| invalid(format!("{field}.flows"), "a burst needs at least one flow"))?;
                 let bytes = self.size_bytes.ok_or_else(|| invalid(format!("{field}.size"), "a burst needs its total size"))?;
-                Ok(AppKind::Burst { flows, bytes })
+                Ok(AppKind::Burst { flows, bytes, servers: 1 + self.extra_src.len() as u32 })
             }
             other => Err(invalid(format!("{field}.type"), format!("'{other}' is not an application type; allowed: bulk, repeat, web, burst"))),
         }

@@ -112,8 +112,8 @@ impl Transport for AppIo<'_> {
     fn now(&self) -> Time {
         self.io.now
     }
-    fn open(&mut self, size: Option<u64>, tag: u64) -> u32 {
-        let c = self.tcp.create(self.app, size, tag, self.io.now);
+    fn open(&mut self, server: u32, size: Option<u64>, tag: u64) -> u32 {
+        let c = self.tcp.create(self.app, server, size, tag, self.io.now);
         self.io.net.add_flow(c, self.app);
         if self.io.net.capturing() {
             let header = self.tcp.capture_header(c, self.io.net);

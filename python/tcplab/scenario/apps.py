@@ -214,6 +214,10 @@ class BurstApp(_Model):
     dst: str
     flows: HostCount = 1
     """Connections opened at the same instant."""
+    extra_src: list[str] = Field(default_factory=list)
+    """More servers: the connections come from src and these in turn (connection i
+    from [src, *extra_src][i mod their number]), so their packets interleave where
+    the servers' paths meet, as a page's objects from several hosts do."""
     size: Optional[Size] = None
     """Bytes per connection (default 1MB); or give total."""
     total: Optional[Size] = None
@@ -262,6 +266,8 @@ def core_app(a: Any) -> dict[str, Any]:
                 out["web"]["cycle_closed"] = True
     elif isinstance(a, BurstApp):
         out.update(size_bytes=a.total_bytes(), flows=a.flows)
+        if a.extra_src:
+            out["extra_src"] = list(a.extra_src)
     return out
 
 

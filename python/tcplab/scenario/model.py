@@ -13,7 +13,7 @@ MAX_SCALED_WINDOW = 65535 * 2**14
 
 from .. import units
 from ..errors import FieldProblem
-from .apps import App, BulkApp, RepeatApp, WebApp, core_app
+from .apps import App, BulkApp, BurstApp, RepeatApp, WebApp, core_app
 from .fields import DurationOrNone, NonNegInt, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
@@ -75,9 +75,11 @@ class Scenario(_Model):
         # only otherwise does each application get its own checks and messages.
         srcs = [a.src for a in apps]
         dsts = [a.dst for a in apps]
+        extra = [(i, j, s) for i, a in enumerate(apps) if type(a) is BurstApp for j, s in enumerate(a.extra_src)]
         names = [a.name or f"app{i}" for i, a in enumerate(apps)]
         sound = (
             known.issuperset(srcs) and known.issuperset(dsts) and all(map(str.__ne__, srcs, dsts))
+            and all(s in known and s != dsts[i] for i, _, s in extra)
             and len(set(names)) == len(names) and not any(t.model_fields_set for t in {id(a.tcp): a.tcp for a in apps}.values())
             and self.sim.duration is not None
         )  # fmt: skip
@@ -93,6 +95,11 @@ class Scenario(_Model):
                     out.append(FieldProblem(f"apps[{i}].{attr}", f"unknown node; allowed: {allowed}", v, True))
             if a.src == a.dst:
                 out.append(FieldProblem(f"apps[{i}].dst", "must differ from src", a.dst, True))
+            for j, s in enumerate(getattr(a, "extra_src", ())):
+                if s not in known:
+                    out.append(FieldProblem(f"apps[{i}].extra_src[{j}]", f"unknown node; allowed: {allowed}", s, True))
+                elif s == a.dst:
+                    out.append(FieldProblem(f"apps[{i}].extra_src[{j}]", "must differ from dst", s, True))
             name = names[i]
             if name in names_seen:
                 out.append(FieldProblem(f"apps[{i}].name", f"already used by apps[{names_seen[name]}]; names must be unique", name, True))

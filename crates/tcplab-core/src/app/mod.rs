@@ -25,9 +25,11 @@ use serde::Serialize;
 /// What an application can ask of the network's endpoints.
 pub trait Transport {
     fn now(&self) -> Time;
-    /// Open a new connection from this application's server to its client;
-    /// once open, the server sends `size` bytes (`None`: unbounded). Returns its number.
-    fn open(&mut self, size: Option<u64>, tag: u64) -> u32;
+    /// Open a new connection from one of this application's servers
+    /// (`server`: 0 for its `src`, then its extra servers in order) to its
+    /// client; once open, the server sends `size` bytes (`None`: unbounded).
+    /// Returns its number.
+    fn open(&mut self, server: u32, size: Option<u64>, tag: u64) -> u32;
     /// On open connection `conn`, the client asks with a `bytes`-byte message
     /// for `reply` bytes more; `tag` replaces the connection's tag.
     fn exchange(&mut self, conn: u32, bytes: u32, reply: u64, tag: u64);
@@ -84,8 +86,11 @@ pub enum AppKind {
     /// Page after page of web objects.
     Web(Box<WebConfig>),
     /// `flows` transfers opened at the same instant, sharing `bytes` evenly
-    /// (the first `bytes % flows` carry one byte more).
-    Burst { flows: u32, bytes: u64 },
+    /// (the first `bytes % flows` carry one byte more). Transfer `i` comes
+    /// from server `i % servers` (the application's `src`, then its extra
+    /// servers), so with several servers the flows' packets interleave where
+    /// the servers' paths meet.
+    Burst { flows: u32, bytes: u64, servers: u32 },
 }
 
 /// An application: a client at `dst` fetching from a server at `src`.
@@ -213,8 +218,12 @@ impl Apps {
     }
 
     fn open<T: Transport>(&mut self, a: u32, size: Option<u64>, tag: u64, t: &mut T) {
+        self.open_from(a, 0, size, tag, t);
+    }
+
+    fn open_from<T: Transport>(&mut self, a: u32, server: u32, size: Option<u64>, tag: u64, t: &mut T) {
         self.apps[a as usize].transfers_started += 1;
-        t.open(size, tag);
+        t.open(server, size, tag);
     }
 
     fn new_page(&mut self, a: u32, start: Time, objects: u32, bytes: u64, embedded: Vec<u64>) -> u32 {
@@ -308,10 +317,10 @@ impl Apps {
                 let page = self.new_page(a, now, 1, size, Vec::new());
                 self.open(a, Some(size), page_tag(page, true), t);
             }
-            &AppKind::Burst { flows, bytes } => {
+            &AppKind::Burst { flows, bytes, servers } => {
                 let (each, extra) = (bytes / u64::from(flows), bytes % u64::from(flows));
-                for i in 0..u64::from(flows) {
-                    self.open(a, Some(each + u64::from(i < extra)), NO_PAGE, t);
+                for i in 0..flows {
+                    self.open_from(a, i % servers, Some(each + u64::from(u64::from(i) < extra)), NO_PAGE, t);
                 }
             }
             AppKind::Bulk | AppKind::Repeat { .. } => {
@@ -404,6 +413,7 @@ mod tests {
     struct Recorder {
         now: Time,
         opened: Vec<(Option<u64>, u64)>,
+        servers: Vec<u32>,
         exchanges: Vec<(u32, u32, u64, u64)>,
         wakes: Vec<Time>,
     }
@@ -412,8 +422,9 @@ mod tests {
         fn now(&self) -> Time {
             self.now
         }
-        fn open(&mut self, size: Option<u64>, tag: u64) -> u32 {
+        fn open(&mut self, server: u32, size: Option<u64>, tag: u64) -> u32 {
             self.opened.push((size, tag));
+            self.servers.push(server);
             (self.opened.len() - 1) as u32
         }
         fn exchange(&mut self, conn: u32, bytes: u32, reply: u64, tag: u64) {
@@ -434,16 +445,26 @@ mod tests {
 
     #[test]
     fn a_burst_opens_every_connection_at_once_and_splits_the_bytes() {
-        let mut apps = app(AppKind::Burst { flows: 6, bytes: 180_004 }, None);
+        let mut apps = app(AppKind::Burst { flows: 6, bytes: 180_004, servers: 1 }, None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
         let sizes: Vec<u64> = t.opened.iter().map(|&(s, _)| s.unwrap()).collect();
         assert_eq!(sizes, [30_001, 30_001, 30_001, 30_001, 30_000, 30_000]);
+        assert_eq!(t.servers, [0; 6]);
         // Completions start nothing more.
         for c in 0..6 {
             apps.on_event(0, c, NO_PAGE, ConnEvent::Complete, &mut t);
         }
         assert!(t.wakes.is_empty() && t.exchanges.is_empty());
+    }
+
+    #[test]
+    fn a_burst_takes_its_servers_in_turn() {
+        let mut apps = app(AppKind::Burst { flows: 5, bytes: 5_000, servers: 3 }, None);
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        assert_eq!(t.servers, [0, 1, 2, 0, 1]);
+        assert!(t.opened.iter().all(|&(s, _)| s == Some(1_000)));
     }
 
     #[test]

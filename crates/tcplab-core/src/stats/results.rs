@@ -23,7 +23,8 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
                 id: u64::from(c.id),
                 app: app.name.clone(),
                 page: apps.page_of(c.tag),
-                src: name(app.src),
+                // The server: a burst's transfers may come from several.
+                src: name(net.route_ends(c.routes().0).0),
                 dst: name(app.dst),
                 cc: c.sender.cc.name().to_string(),
                 iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),

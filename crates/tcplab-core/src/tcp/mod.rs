@@ -36,6 +36,9 @@ pub struct Profile {
     /// The first links of the two routes.
     pub first_links: (u32, u32),
     pub open_bytes: u32,
+    /// The routes (data, ACK) and their first links from the owner's extra
+    /// servers, in order: connections opened from server `i > 0` use entry `i - 1`.
+    pub more: Vec<(u32, u32, (u32, u32))>,
 }
 
 #[derive(Default)]
@@ -54,12 +57,17 @@ impl Endpoints {
         crate::net::capture::FlowHeader::new(c, conn.owner, client, server, cfg.mss, cfg.max_window, cfg.sack_blocks > 0, cfg.handshake)
     }
 
-    /// A new connection of `owner`, not yet opened: returns its number.
-    pub fn create(&mut self, owner: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
+    /// A new connection of `owner` from its server `server` (0: its `src`),
+    /// not yet opened: returns its number.
+    pub fn create(&mut self, owner: u32, server: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
         let id = self.conns.len() as u32;
         let p = &self.profiles[owner as usize];
-        let mut c = Connection::new(id, owner, tag, p.data_route, p.ack_route, &p.cfg, size, p.open_bytes, now);
-        c.first_links = p.first_links;
+        let (data, ack, first) = match server {
+            0 => (p.data_route, p.ack_route, p.first_links),
+            i => p.more[i as usize - 1],
+        };
+        let mut c = Connection::new(id, owner, tag, data, ack, &p.cfg, size, p.open_bytes, now);
+        c.first_links = first;
         self.conns.push(c);
         id
     }
