@@ -106,3 +106,38 @@ def test_iw10_saves_the_first_round_trips_on_edge() -> None:
     # saves one of the 522 ms round trips IW3 spends idle: 10.03 s against 9.51 s.
     assert _edge_closed_form(3) == pytest.approx(10.0324, abs=1e-4)
     assert _edge_closed_form(3) - _edge_closed_form(10) == pytest.approx(0.5232, abs=1e-4)
+
+
+def test_a_server_per_flow_gives_each_flow_of_a_burst_its_own_server() -> None:
+    one = iw10.scenario("hspa", "bdp", "n+n", 6, 10)
+    assert one["topology"]["servers"] == 2
+    assert [(a["src"], a.get("extra_src")) for a in one["apps"]] == [("s0", None), ("s1", None)]
+    each = iw10.scenario("hspa", "bdp", "n+n", 6, 10, server_per_flow=True)
+    assert each["topology"]["servers"] == 12
+    assert [(a["src"], a.get("extra_src")) for a in each["apps"]] == [
+        ("s0", ["s1", "s2", "s3", "s4", "s5"]), ("s6", ["s7", "s8", "s9", "s10", "s11"])]
+    bulk = iw10.scenario("edge", "large", "bulk+n", 2, 3, server_per_flow=True)
+    assert bulk["topology"]["servers"] == 3
+    assert [(a["src"], a.get("extra_src")) for a in bulk["apps"]] == [("s0", None), ("s1", ["s2"])]
+    # Every flow then comes from its own server.
+    f = tcplab.run(each).flows
+    assert sorted(f.src) == sorted(f"s{i}" for i in range(12))
+    assert (f.groupby("app").src.nunique() == 6).all()
+
+
+def test_a_variant_keeps_the_runs_it_shares_with_the_main_sweep(tmp_path) -> None:
+    # LTE 1+1 and 2+2 at IW 3, two replications; a server per flow changes 2+2 only.
+    from tcplab.studies.common import run_configs
+
+    def cfgs(per_flow: bool) -> list:
+        return [({"workload": "n+n", "profile": "lte", "buffer": "bdp", "n": n, "iw": 3}, iw10.scenario("lte", "bdp", "n+n", n, 3, server_per_flow=per_flow))
+                for n in (1, 2)]  # fmt: skip
+
+    main = run_configs("iw10", cfgs(False), 2, True, tmp_path, 1, False)
+    run = run_configs("iw10", cfgs(True), 2, True, tmp_path, 1, False, variant="-server-per-flow")
+    assert (run.runs, run.skipped) == (4, 2)
+    per = iw10.per_run(run.store, run.run_ids)
+    assert sorted(per.groupby("n").run_id.nunique().items()) == [(1, 2), (2, 2)]
+    assert len(per) == 8  # two bursts per run
+    shared = set(main.run_ids) & set(run.run_ids)
+    assert len(shared) == 2 and set(per[per.n == 1].run_id) == shared

@@ -55,6 +55,12 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs))
 
 
+def want_runs(con: Any, run_ids: "Any") -> None:
+    """Make the temporary table `wanted` (run_id) of `run_ids` on DuckDB
+    connection `con`, to join a study's queries with (see StudyRun.run_ids)."""
+    con.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id", [list(run_ids)])
+
+
 def md_table(df: "pd.DataFrame", floatfmt: str = ".2f") -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "---|" * len(cols)]

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure
+from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -190,7 +190,7 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
 
     con = duckdb.connect(store, read_only=True)
     try:
-        con.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id", [list(run_ids)])
+        want_runs(con, run_ids)
         runs = con.execute("SELECT run_id, factors, rep, sim_seconds FROM runs JOIN wanted USING (run_id) WHERE status = 'ok' ORDER BY run_id").df()
         got = con.execute("SELECT f.run_id, f.app, sum(f.bytes_delivered) AS got FROM flows f JOIN runs r USING (run_id) JOIN wanted USING (run_id) "
                           "WHERE r.status = 'ok' GROUP BY f.run_id, f.app").df()  # fmt: skip
