@@ -108,3 +108,17 @@ def test_bad_extra_servers_name_their_field(extra: list, field: str, text: str) 
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(_two_servers(extra_src=extra))
     assert any(p.field == field and text in p.message for p in e.value.problems), e.value.problems
+
+
+def test_the_readme_example_of_extra_servers() -> None:
+    import pathlib
+    import re
+    import tomllib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "extra_src" in b)
+    doc = dumbbell(left=3, right=1, bottleneck_rate="2Mbps", bottleneck_delay="70ms", bottleneck_queue="50pkt", access_rate="100Mbps",
+                   tcp={"cc": "sack", "iw": 3}, apps=tomllib.loads(block)["apps"])  # fmt: skip
+    f = tcplab.run(doc).flows
+    assert list(f.src) == ["s0", "s1", "s2", "s0", "s1", "s2"]
+    assert list(f.bytes_delivered) == [30_000] * 6
