@@ -75,11 +75,11 @@ class Scenario(_Model):
         # only otherwise does each application get its own checks and messages.
         srcs = [a.src for a in apps]
         dsts = [a.dst for a in apps]
-        extra = [(i, j, s) for i, a in enumerate(apps) if type(a) is BurstApp for j, s in enumerate(a.extra_src)]
+        extra = [(a.dst, s) for a in apps if type(a) is BurstApp for s in a.extra_src]  # a burst's more servers
         names = [a.name or f"app{i}" for i, a in enumerate(apps)]
         sound = (
             known.issuperset(srcs) and known.issuperset(dsts) and all(map(str.__ne__, srcs, dsts))
-            and all(s in known and s != dsts[i] for i, _, s in extra)
+            and all(s in known and s != d for d, s in extra)
             and len(set(names)) == len(names) and not any(t.model_fields_set for t in {id(a.tcp): a.tcp for a in apps}.values())
             and self.sim.duration is not None
         )  # fmt: skip
