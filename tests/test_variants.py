@@ -269,3 +269,20 @@ def test_counters_of_a_lossy_mix_add_up() -> None:
     assert f.timeouts.sum() > 0 and f.fast_retx.sum() > 0
     assert (f.retx_pkts == f.retx_fast_pkts + f.retx_timeout_pkts).all()
     assert ((f.retx_timeout_pkts > 0) <= (f.timeouts > 0)).all()
+
+
+@pytest.mark.parametrize(("timestamps", "fct", "samples"), [(False, 7.26613728, 1), (True, 3.5819072, 3)])
+def test_timestamps_time_the_retransmission_after_a_timeout(timestamps: bool, fct: float, samples: int) -> None:
+    """Six segments, IW 4, RTO 1 s at first. The whole first window is lost,
+    then the first retransmission (t = 1 s, backoff to 2 s), then the second
+    go-back-N segment after the retransmission at t = 3 s gets through.
+    Karn's rule: that ACK gives no RTT sample, the backoff stays, and the last
+    loss waits 4 s (done at 7.27 s). With timestamps the ACK times the
+    retransmission (about 105 ms): the backoff clears, the RTO is
+    max(200 ms, SRTT + 4 RTTVAR) = 315 ms, and the flow is done at 3.58 s."""
+    sc = dumbbell(tcp={"iw": 4, "rto_initial": "1s", "rto_min": "200ms", "timestamps": timestamps},
+                  apps=[{"type": "bulk", "name": "f", "src": "s0", "dst": "k0", "size": "8760B"}])
+    sc["losses"] = [{"link": "r0->r1", "kind": "data", "packets": [1, 2, 3, 4, 5, 7]}]
+    f = tcplab.run(sc).flows.iloc[0]
+    assert (f.timeouts, f.retx_pkts, f.data_pkts, f.rtt_samples) == (3, 6, 12, samples)
+    assert f.fct_s == pytest.approx(fct, abs=1e-9)

@@ -443,6 +443,9 @@ pub struct TcpSpec {
     /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
     #[serde(default)]
     pub quickack: u32,
+    /// RTT samples as with RFC 7323 timestamps (retransmissions timed too).
+    #[serde(default)]
+    pub timestamps: bool,
 }
 
 fn three() -> u32 {
@@ -682,6 +685,7 @@ impl TcpSpec {
             delack_timeout: Dur::from_ns(self.delack_timeout_ns),
             delack_segments: self.delack_segments,
             quickack: self.quickack,
+            timestamps: self.timestamps,
             limited_transmit: self.limited_transmit,
             idle_restart: self.idle_restart,
             sack_blocks: self.sack_blocks,

@@ -39,6 +39,10 @@ class Tcp(_Model):
     delack_segments: Annotated[int, Field(ge=1, le=10**6)] = 2
     quickack: Annotated[int, Field(ge=0, le=10**6)] = 0
     """With delayed ACKs, the first this many ACKs of a connection go out at once (Linux's quick-ACK mode; Linux allows 16)."""
+    timestamps: bool = False
+    """RTT measurement with RFC 7323 timestamps (on by default in Linux): a
+    retransmitted segment is timed too, so the first ACK after a timeout
+    gives an RTT sample and clears the RTO backoff. False: Karn's rule."""
     limited_transmit: bool = False
     """RFC 3042: a new segment for each of the first two duplicate ACKs."""
     idle_restart: bool = True
@@ -148,5 +152,7 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["hstcp_lookup"] = t.hstcp_lookup
     if t.quickack:
         core["quickack"] = t.quickack
+    if t.timestamps:
+        core["timestamps"] = True
     return core
 

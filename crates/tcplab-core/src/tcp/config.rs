@@ -100,6 +100,13 @@ pub struct TcpConfig {
     /// enters at its first data segment (`tcp_incr_quickack`, at most
     /// TCP_MAX_QUICKACKS = 16). Zero: none.
     pub quickack: u32,
+    /// RTT measurement as with RFC 7323 timestamps, which a 2010 Linux sends
+    /// by default: a retransmitted segment can be timed (Karn's rule is not
+    /// needed, the ACK echoes the transmission it answers), so the first ACK
+    /// after a timeout gives a sample, and a sample clears the RTO backoff
+    /// (Linux `tcp_valid_rtt_meas`). One segment is timed at a time, as
+    /// without timestamps.
+    pub timestamps: bool,
     /// RFC 3042 limited transmit.
     pub limited_transmit: bool,
     /// RFC 5681 section 4.1 restart after idle.
@@ -141,6 +148,7 @@ impl Default for TcpConfig {
             delack_timeout: Dur::from_ms(200),
             delack_segments: 2,
             quickack: 0,
+            timestamps: false,
             limited_transmit: false,
             idle_restart: true,
             sack_blocks: 3,

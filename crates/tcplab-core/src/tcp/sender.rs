@@ -169,6 +169,8 @@ pub struct Sender {
     sack1: Option<Sack1>,
     /// NewReno as ns-2's `newreno_changes_ 1` (see [`NewRenoRecovery::Ns2Flywheel`]).
     flywheel: bool,
+    /// RTT samples as with RFC 7323 timestamps (see [`TcpConfig::timestamps`]).
+    timestamps: bool,
     pub rtt: RttEstimator,
     timed: Option<(u64, Time)>,
     backoff: u32,
@@ -215,6 +217,7 @@ impl Sender {
                 _ => None,
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
+            timestamps: cfg.timestamps,
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
@@ -466,9 +469,11 @@ impl Sender {
                 Cause::Fast => self.stats.retx_fast_pkts += 1,
                 Cause::Timeout => self.stats.retx_timeout_pkts += 1,
             }
-            // Karn's rule: an ACK covering retransmitted data gives no sample.
-            if matches!(self.timed, Some((e, _)) if seq < e) {
-                self.timed = None;
+            if matches!(self.timed, Some((e, _)) if seq < e) || (self.timestamps && self.timed.is_none()) {
+                // Karn's rule: an ACK covering retransmitted data gives no
+                // sample. With timestamps (RFC 7323 section 4, RTTM) the ACK
+                // echoes this transmission's time, so it is the one timed.
+                self.timed = if self.timestamps { Some((seq + len, now)) } else { None };
             }
             if self.recovery == Recovery::Sack {
                 let i = self.scoreboard.partition_point(|s| s.seq < seq);
@@ -1297,5 +1302,33 @@ mod tests {
         assert_eq!(s.rtt.samples(), 0);
         assert_eq!(out.len(), 2);
         assert!(out.iter().all(|g| g.retx), "go-back-N resends what was outstanding");
+    }
+
+    #[test]
+    fn with_timestamps_the_retransmission_is_timed_and_clears_the_backoff() {
+        let cfg = TcpConfig { iw_bytes: 4 * MSS, timestamps: true, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let t1 = s.poll_timeout().unwrap();
+        s.on_timeout(t1, &mut out);
+        // A second timeout: the backoff doubles the 1 s RTO twice.
+        let t2 = s.poll_timeout().unwrap();
+        assert_eq!(t2, t1 + Dur::from_secs(2));
+        s.on_timeout(t2, &mut out);
+        assert_eq!(s.backoff(), 2);
+        assert_eq!(s.poll_timeout(), Some(t2 + Dur::from_secs(4)));
+        out.clear();
+        // The ACK of the second retransmission, 300 ms later, is a sample
+        // (SRTT 300 ms, RTTVAR 150 ms: RTO 900 ms) and clears the backoff.
+        s.on_ack(t2 + Dur::from_ms(300), MSS, &[], &mut out);
+        assert_eq!((s.rtt.samples(), s.rtt.last_sample()), (1, Some(Dur::from_ms(300))));
+        assert_eq!(s.backoff(), 0);
+        assert_eq!(s.rtt.rto(), Dur::from_ms(1000), "the 1 s minimum RTO");
+        assert_eq!(s.poll_timeout(), Some(t2 + Dur::from_ms(300) + Dur::from_secs(1)));
+        // The go-back-N resends are retransmissions too; the first is timed.
+        assert_eq!(out.len(), 2);
+        s.on_ack(t2 + Dur::from_ms(500), 2 * MSS, &[], &mut out);
+        assert_eq!((s.rtt.samples(), s.rtt.last_sample()), (2, Some(Dur::from_ms(200))));
     }
 }
