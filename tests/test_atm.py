@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -111,10 +113,19 @@ def test_max_min_shares_by_water_filling() -> None:
     # Equal demands above capacity: equal split.
     assert goyal98.waterfill([5, 5, 5, 5], 10).tolist() == [2.5] * 4
     m = goyal98.run_metrics([1.0, 2.0, 3.5, 3.5], [1, 2, 8, 9], 10.0)
-    assert m == {"efficiency": 1.0, "fairness": 1.0}
+    assert m == {"efficiency": 1.0, "fairness": 1.0, "fairness_backlogged": 1.0, "backlogged": 2, "served": 1.0}
     m = goyal98.run_metrics([0.5, 2.0, 3.5, 3.5], [1, 2, 8, 9], 10.0)
     assert m["efficiency"] == pytest.approx(0.95)
     assert m["fairness"] == pytest.approx(3.5**2 / (4 * (0.25 + 3)))
+    # The two clients asking 8 and 9 are backlogged (share 3.5 each) and get it;
+    # the others get half and all of their demand.
+    assert (m["fairness_backlogged"], m["backlogged"], m["served"]) == (1.0, 2, 0.75)
+    m = goyal98.run_metrics([1.0, 2.0, 2.0, 5.0], [1, 2, 8, 9], 10.0)
+    # Backlogged: x / e = 2 / 3.5 and 5 / 3.5, Jain's index (a + b)^2 / (2 (a^2 + b^2)).
+    a, b = 2 / 3.5, 5 / 3.5
+    assert m["fairness_backlogged"] == pytest.approx((a + b) ** 2 / (2 * (a * a + b * b)))
+    # Nobody backlogged: no index.
+    assert math.isnan(goyal98.run_metrics([1.0, 2.0], [1, 2], 10.0)["fairness_backlogged"])
 
 
 def test_allocation_of_variation_on_a_hand_built_design() -> None:
@@ -152,7 +163,9 @@ def test_the_report_analyses_fairness_with_the_replications_as_blocks() -> None:
                 for p in goyal98.POLICIES:
                     for rep in (0, 1):
                         rows.append({"link": link, "flavour": f, "buffer": b, "policy": p, "rep": rep,
-                                     "efficiency": 0.9 + 0.01 * i + 0.03 * rep, "fairness": 0.9 + 0.01 * j + 0.05 * rep})  # fmt: skip
+                                     "efficiency": 0.9 + 0.01 * i + 0.03 * rep, "fairness": 0.9 + 0.01 * j + 0.05 * rep,
+                                     "fairness_backlogged": 0.8 + 0.01 * j + 0.1 * (f == "vanilla"), "backlogged": 30 + 10 * rep,
+                                     "served": 0.9})  # fmt: skip
     per = pd.DataFrame(rows)
     an = goyal98.analyses(per)
     assert goyal98.share(an, "wan", "fairness", "buffer") < 10
@@ -160,6 +173,11 @@ def test_the_report_analyses_fairness_with_the_replications_as_blocks() -> None:
     assert "the buffer explains 100% of WAN fairness's variation (flavour 0%)" in bullet
     assert "removed first), 100% (flavour 0%)" in bullet
     assert "the flavour 100% and 100% of MEO's efficiency variation and 100% and 100% of GEO's" in bullet
+    made = next(b for b in goyal98.differences(per, an, [], []) if b.startswith("- **What WAN fairness"))
+    assert "On average 35 of the 100 clients ask for more than their max-min share" in made
+    # Flavour means: vanilla 0.9x, the others 0.8x, so the mean over flavours is 0.825 + 0.01 j.
+    assert "is 0.825 / 0.835 / 0.845 at 0.5 RTT / 1 RTT / 2 RTT (vanilla 0.900 / 0.910 / 0.920)" in made
+    assert "the other clients receive 90% of what they asked for. From 0.5 to 2 RTT the backlogged clients' index changes by +0.020" in made
 
 
 def test_web_cycle_starts_a_page_every_cycle_open_loop() -> None:
