@@ -469,11 +469,16 @@ impl Sender {
                 Cause::Fast => self.stats.retx_fast_pkts += 1,
                 Cause::Timeout => self.stats.retx_timeout_pkts += 1,
             }
-            if matches!(self.timed, Some((e, _)) if seq < e) || (self.timestamps && self.timed.is_none()) {
-                // Karn's rule: an ACK covering retransmitted data gives no
-                // sample. With timestamps (RFC 7323 section 4, RTTM) the ACK
-                // echoes this transmission's time, so it is the one timed.
-                self.timed = if self.timestamps { Some((seq + len, now)) } else { None };
+            let covers = self.timed.is_some_and(|(e, _)| seq < e);
+            if self.timestamps {
+                // RFC 7323 section 4 (RTTM): the ACK echoes this
+                // transmission's time, so it can be the one timed.
+                if covers || self.timed.is_none() {
+                    self.timed = Some((seq + len, now));
+                }
+            } else if covers {
+                // Karn's rule: an ACK covering retransmitted data gives no sample.
+                self.timed = None;
             }
             if self.recovery == Recovery::Sack {
                 let i = self.scoreboard.partition_point(|s| s.seq < seq);
