@@ -3,9 +3,11 @@
 //! `tcp_ops` (in `fuzz/`) feeds it arbitrary bytes; tests replay what it found.
 //!
 //! The first bytes choose the configuration (controller, initial window,
-//! delayed ACKs, SACK blocks, duplicate-ACK threshold, limited transmit, a
-//! growing receive window, and local congestion: the path out of the sender
-//! then holds at most a few segments, and a segment beyond is a send stall);
+//! RTT timing with timestamps, quick ACKs at the start, byte or ACK counting,
+//! restart after idle, delayed ACKs, SACK blocks, duplicate-ACK threshold,
+//! limited transmit, a growing receive window, and local congestion: the path
+//! out of the sender then holds at most a few segments, and a segment beyond
+//! is a send stall);
 //! each later byte is one operation: deliver, drop, duplicate or reorder a
 //! data segment; deliver, drop, duplicate or corrupt an ACK (its
 //! acknowledgement number moved anywhere, arbitrary SACK blocks); fire the
@@ -34,7 +36,11 @@ pub fn run(data: &[u8]) -> Result<(), String> {
     let cfg = TcpConfig {
         cc,
         mss: MSS,
-        iw_bytes: u64::from(1 + data[1] % 10) * u64::from(MSS),
+        iw_bytes: u64::from(1 + (data[1] & 15) % 10) * u64::from(MSS),
+        timestamps: data[1] & 16 != 0,
+        quickack: if data[1] & 32 != 0 { 16 } else { 0 },
+        byte_counting: data[1] & 64 == 0,
+        idle_restart: data[1] & 128 != 0,
         delayed_ack: data[2] & 1 == 1,
         sack_blocks: 1 + u32::from(data[2] >> 1) % 4,
         limited_transmit: data[2] & 8 != 0,
@@ -209,6 +215,20 @@ mod tests {
         let mut next = bytes(0x2545_f491_4f6c_dd1d);
         for i in 0..2000u32 {
             let mut ops = vec![2, next() % 10, 128 | (next() & 0x7f), next() & 0x7f];
+            ops.extend((0..300).map(|_| next()));
+            assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
+        }
+    }
+
+    #[test]
+    fn timestamps_quick_acks_ack_counting_and_idle_restart_hold_every_invariant_under_random_operations() {
+        // Config byte 1, bits 4-7 (timestamps, 16 quick ACKs, counting ACKs
+        // instead of bytes, restart after idle) in every combination, over
+        // every controller, with delayed ACKs half the time.
+        let mut next = bytes(0xd1b5_4a32_d192_ed03);
+        for i in 0..3000u32 {
+            let flags = (i % 16) as u8;
+            let mut ops = vec![(i / 16 % 6) as u8, (flags << 4) | (next() % 10), next(), next()];
             ops.extend((0..300).map(|_| next()));
             assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
         }
