@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -147,3 +149,31 @@ def test_think_from_start_keeps_the_page_rate_whatever_the_page_delay() -> None:
     assert (start.delay_s < 2.0).all() and (start.delay_s > 0.3).all()
     with pytest.raises(tcplab.ScenarioError, match="think_from"):
         tcplab.load(web("1.0", think_from="later"))
+
+
+def test_a_persistent_client_pipelines_its_pages_on_one_connection() -> None:
+    # Pages of 125 kB every 0.5 s over 1 Mb/s: each needs over a second of the
+    # bottleneck, so they queue up behind one another on the one connection.
+    app = {"type": "web", "src": "s0", "dst": "k0", "http": "1.1", "persistent": True, "embedded": 4, "pages": 4, "cycle": "500ms",
+           "primary": {"type": "constant", "size": "25000B"}, "object": {"type": "constant", "size": "25000B"}}  # fmt: skip
+    sc = dumbbell(bottleneck_rate="1Mbps", bottleneck_delay="10ms", access_rate="100Mbps", tcp={"iw": 1}, apps=[app])
+    res = tcplab.run(sc)
+    assert len(res.flows) == 1 and res.flows.bytes.iloc[0] == 4 * 125_000
+    pages = res.pages.sort_values("id")
+    assert list(pages.start_s) == [0.0, 0.5, 1.0, 1.5] and pages.completed.all()
+    # Each completes once its own last byte is through: page k after k + 1 seconds
+    # of payload alone, in order, the last one with the connection.
+    ends = pages.end_s.to_numpy()
+    assert np.all(ends > np.arange(1, 5)) and np.all(np.diff(ends) > 0)
+    assert ends[-1] == res.flows.end_s.iloc[0]
+
+
+@pytest.mark.parametrize(
+    ("http", "handshake", "message"),
+    [("1.0", False, "persistent needs http = '1.1' (got '1.0')"), ("1.1", True, "apps[0].persistent: a persistent web client pipelines its pages, which needs one-way TCP (tcp.handshake = false)")],
+)
+def test_a_persistent_client_needs_http11_and_one_way_tcp(http: str, handshake: bool, message: str) -> None:
+    sc = web(http, persistent=True)
+    sc["tcp"]["handshake"] = handshake
+    with pytest.raises(tcplab.ScenarioError, match=re.escape(message)):
+        tcplab.run(sc)

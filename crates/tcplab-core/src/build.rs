@@ -2,7 +2,7 @@
 //! network (links, routes, taps), the TCP profiles, the applications and the
 //! tracer. Every reference is checked here and a bad one names its field.
 
-use crate::app::{App, Apps};
+use crate::app::{App, AppKind, Apps};
 use crate::engine::rng::RngStream;
 use crate::error::{Error, Result};
 use crate::net::routing::{Router, Routes};
@@ -96,7 +96,11 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             // A start drawn uniformly from [min, max], first from the application's stream.
             Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
         };
-        apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, a.kind(&field)?, rng, request_bytes));
+        let kind = a.kind(&field)?;
+        if matches!(&kind, AppKind::Web(w) if w.persistent) && cfg.handshake {
+            return Err(invalid(format!("{field}.persistent"), "a persistent web client pipelines its pages, which needs one-way TCP (tcp.handshake = false)"));
+        }
+        apps.apps.push(App::new(a.name.clone(), src, dst, start, a.size_bytes, kind, rng, request_bytes));
         let mut more = Vec::with_capacity(a.extra_src.len());
         for (j, name) in a.extra_src.iter().enumerate() {
             let f = || format!("{field}.extra_src[{j}]");

@@ -352,6 +352,9 @@ pub struct WebSpec {
     /// The embedded objects are asked for with the primary.
     #[serde(default)]
     pub embedded_with_primary: bool,
+    /// Every page on one connection, kept open for the whole run.
+    #[serde(default)]
+    pub persistent: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -614,6 +617,9 @@ impl AppSpec {
             "bulk" => Ok(AppKind::Bulk),
             "web" => {
                 let w = self.web.as_ref().ok_or_else(|| invalid(format!("{field}.web"), "a web application needs its page model"))?;
+                if w.persistent && !w.http11 {
+                    return Err(invalid(format!("{field}.persistent"), "needs HTTP/1.1 (HTTP/1.0 opens a connection per object)"));
+                }
                 Ok(AppKind::Web(Box::new(WebConfig {
                     http11: w.http11,
                     embedded: w.embedded,
@@ -625,6 +631,7 @@ impl AppSpec {
                     cycle_closed: w.cycle_closed,
                     think_from_start: w.think_from_start,
                     embedded_with_primary: w.embedded_with_primary,
+                    persistent: w.persistent,
                 })))
             }
             "repeat" => {

@@ -125,9 +125,7 @@ impl Transport for AppIo<'_> {
         c
     }
     fn exchange(&mut self, conn: u32, bytes: u32, reply: u64, tag: u64) {
-        let c = &mut self.tcp.conns[conn as usize];
-        c.tag = tag;
-        c.exchange(&mut self.io, bytes, reply);
+        self.tcp.conns[conn as usize].exchange(&mut self.io, bytes, reply, tag);
     }
     fn has_handshake(&self, conn: u32) -> bool {
         self.tcp.conns[conn as usize].has_handshake()

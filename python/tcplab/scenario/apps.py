@@ -203,8 +203,19 @@ class WebApp(_Model):
     """When the embedded objects are asked for: once the primary has arrived,
     or with it (HTTP/1.0: every object of the page on its own connection at
     once; HTTP/1.1: the whole page as one reply on one connection)."""
+    persistent: bool = False
+    """HTTP/1.1 only, with one-way TCP (no handshake): one connection per client
+    for the whole run. Each page is asked for on it as one reply (the whole page
+    at once), pipelined behind any page still arriving, so the window carries
+    over from page to page; each page completes when its last byte arrives."""
     start: Start = "0s"
     tcp: TcpOverride = Field(default_factory=TcpOverride)  # type: ignore[valid-type]
+
+    @model_validator(mode="after")
+    def _persistent_is_http11(self) -> "WebApp":
+        if self.persistent and self.http != "1.1":
+            raise ValueError(f"persistent needs http = '1.1' (got '{self.http}'): HTTP/1.0 opens a connection per object")
+        return self
 
 
 class BurstApp(_Model):
@@ -260,6 +271,8 @@ def core_app(a: Any) -> dict[str, Any]:
             out["web"]["think_from_start"] = True
         if a.embedded_start == "with_primary":
             out["web"]["embedded_with_primary"] = True
+        if a.persistent:
+            out["web"]["persistent"] = True
         if a.cycle is not None:
             out["web"]["cycle_ns"] = a.cycle
             if a.closed_loop:

@@ -70,6 +70,11 @@ pub struct WebConfig {
     /// HTTP/1.0, every object of the page on its own connection at once;
     /// HTTP/1.1, the whole page as one reply on one connection.
     pub embedded_with_primary: bool,
+    /// HTTP/1.1, one connection per client for the whole run: each page is
+    /// asked for on it as one reply (the whole page at once), pipelined
+    /// behind any page still arriving, so the window carries over from page
+    /// to page.
+    pub persistent: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -111,12 +116,16 @@ pub struct App {
     /// Pages drawn ahead (cycles with a page count), not yet started.
     planned: std::collections::VecDeque<u32>,
     planned_drawn: bool,
+    /// A persistent web client's connection, once open, and its pages not
+    /// yet complete, oldest first.
+    conn: Option<u32>,
+    on_conn: std::collections::VecDeque<u32>,
 }
 
 impl App {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, src: u32, dst: u32, start: Time, size: Option<u64>, kind: AppKind, rng: RngStream, request_bytes: u32) -> App {
-        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0, planned: Default::default(), planned_drawn: false }
+        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0, planned: Default::default(), planned_drawn: false, conn: None, on_conn: Default::default() }
     }
 
     fn persistent(&self) -> bool {
@@ -259,11 +268,23 @@ impl Apps {
     /// Ask for page `p` of web application `a`: its primary object, and with
     /// `embedded_with_primary` the embedded ones at the same time.
     fn fetch_page<T: Transport>(&mut self, a: u32, p: u32, t: &mut T) {
-        let (with, http11) = match &self.apps[a as usize].kind {
-            AppKind::Web(w) => (w.embedded_with_primary, w.http11),
-            _ => (false, false),
+        let (with, http11, persistent) = match &self.apps[a as usize].kind {
+            AppKind::Web(w) => (w.embedded_with_primary, w.http11, w.persistent),
+            _ => (false, false, false),
         };
         let pg = &mut self.pages[p as usize];
+        if persistent {
+            pg.embedded.clear();
+            let (bytes, objects) = (pg.bytes, pg.objects);
+            let app = &mut self.apps[a as usize];
+            app.on_conn.push_back(p);
+            app.transfers_started += 1;
+            match app.conn {
+                Some(c) => t.exchange(c, app.request_bytes.saturating_mul(objects), bytes, page_tag(p, true)),
+                None => app.conn = Some(t.open(0, Some(bytes), page_tag(p, true))),
+            }
+            return;
+        }
         let primary = pg.bytes - pg.embedded.iter().sum::<u64>();
         if !with || pg.embedded.is_empty() {
             self.open(a, Some(primary), page_tag(p, true), t);
@@ -346,6 +367,17 @@ impl Apps {
             }
             return;
         };
+        if self.apps[a as usize].conn == Some(c) {
+            // A persistent client's page has arrived, and with it every page asked for before it.
+            while let Some(q) = self.apps[a as usize].on_conn.pop_front() {
+                self.pages[q as usize].pending = 0;
+                self.pages[q as usize].end = Some(now);
+                if q == p {
+                    break;
+                }
+            }
+            return;
+        }
         let app = &self.apps[a as usize];
         let pg = &mut self.pages[p as usize];
         if let AppKind::Web(w) = &app.kind {
@@ -471,7 +503,7 @@ mod tests {
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
         let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                               think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false, think_from_start: false,
-                              embedded_with_primary: false }; // fmt: skip
+                              embedded_with_primary: false, persistent: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
@@ -489,7 +521,7 @@ mod tests {
         for http11 in [false, true] {
             let web = WebConfig { http11, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                                   think: Think::Constant(Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false,
-                                  think_from_start: false, embedded_with_primary: true }; // fmt: skip
+                                  think_from_start: false, embedded_with_primary: true, persistent: false }; // fmt: skip
             let mut apps = app(AppKind::Web(Box::new(web)), None);
             let mut t = Recorder::default();
             apps.on_wake(0, &mut t);
@@ -515,12 +547,42 @@ mod tests {
     }
 
     #[test]
+    fn a_persistent_client_pipelines_its_pages_on_one_connection() {
+        let s = |x: u64| Time::from_ns(x * 1_000_000_000);
+        let web = WebConfig { http11: true, embedded: 2, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(Dur::from_secs(2)), pages: None, cycle: Some(Dur::from_secs(10)), cycle_closed: false,
+                              think_from_start: false, embedded_with_primary: false, persistent: true }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut t = Recorder::default();
+        // Three cycles before any page has arrived: one connection, then each
+        // page as one reply (5,000 bytes) with a request per object (3 x 250 B).
+        for k in 0..3 {
+            t.now = s(10 * k);
+            apps.on_wake(0, &mut t);
+        }
+        assert_eq!(t.opened, [(Some(5000), page_tag(0, true))]);
+        assert_eq!(t.exchanges, [(0, 750, 5000, page_tag(1, true)), (0, 750, 5000, page_tag(2, true))]);
+        assert_eq!(t.wakes, [s(10), s(20), s(30)], "open loop: a page every cycle");
+        // Page 1's last byte arrives with page 0's (the connection reports page 1):
+        // both end then; page 2 later, alone.
+        t.now = s(25);
+        apps.on_event(0, 0, page_tag(1, true), ConnEvent::Complete, &mut t);
+        let ends: Vec<Option<Time>> = apps.pages.iter().map(|p| p.end).collect();
+        assert_eq!(ends, [Some(s(25)), Some(s(25)), None]);
+        t.now = s(27);
+        apps.on_event(0, 0, page_tag(2, true), ConnEvent::Complete, &mut t);
+        assert_eq!(apps.pages[2].end, Some(s(27)));
+        assert_eq!((t.opened.len(), t.exchanges.len(), t.wakes.len()), (1, 2, 3), "completions ask for nothing more");
+        assert_eq!(apps.apps[0].transfers_started, 3);
+    }
+
+    #[test]
     fn think_from_start_counts_the_think_time_from_the_request() {
         let s = |x: u64| Time::from_ns(x * 1_000_000_000);
         for (from_start, done, next) in [(false, 1, 3), (true, 1, 2), (true, 3, 3)] {
             let web = WebConfig { http11: false, embedded: 0, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                                   think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: None, cycle_closed: false,
-                                  think_from_start: from_start, embedded_with_primary: false }; // fmt: skip
+                                  think_from_start: from_start, embedded_with_primary: false, persistent: false }; // fmt: skip
             let mut apps = app(AppKind::Web(Box::new(web)), None);
             let mut t = Recorder::default();
             apps.on_wake(0, &mut t);
@@ -536,7 +598,7 @@ mod tests {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 4, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                               think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: Some(cycle), cycle_closed: false, think_from_start: false,
-                              embedded_with_primary: false }; // fmt: skip
+                              embedded_with_primary: false, persistent: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         // Page 0 opens at 0 and asks for page 1 at 10 s at once.
@@ -558,7 +620,7 @@ mod tests {
         let cycle = Dur::from_secs(10);
         let web = WebConfig { http11: true, embedded: 1, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
                               think: Think::Constant(Dur::from_secs(2)), pages: Some(3), cycle: Some(cycle), cycle_closed: true, think_from_start: false,
-                              embedded_with_primary: false }; // fmt: skip
+                              embedded_with_primary: false, persistent: false }; // fmt: skip
         let mut apps = app(AppKind::Web(Box::new(web)), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);

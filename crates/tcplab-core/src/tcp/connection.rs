@@ -17,6 +17,7 @@
 //! client sends FIN with the ACK that completes the last reply, and the
 //! server answers with a close.
 
+use std::collections::VecDeque;
 use super::config::TcpConfig;
 use super::handshake::{Listener, Opener};
 use super::receiver::Receiver;
@@ -119,6 +120,12 @@ pub struct Connection {
     hs: Option<Box<Handshake>>,
     /// The ACK held back while the owner reacts to [`ConnEvent::Complete`].
     held_ack: Option<Option<u64>>,
+    /// Replies asked for while an earlier one was still arriving, as (the
+    /// byte offset that ends it, its tag), oldest first: each completes on
+    /// its own ([`Connection::exchange`]). Boxed: one pointer, not a
+    /// `VecDeque`'s four words, in every connection's first lines.
+    #[allow(clippy::box_collection)]
+    marks: Option<Box<VecDeque<(u64, u64)>>>,
     /// Bytes asked for in all (`None`: unbounded).
     pub size: Option<u64>,
     pub receiver: Receiver,
@@ -172,6 +179,7 @@ impl Connection {
             hs,
             reported_done: false,
             held_ack: None,
+            marks: None,
             size,
         }
     }
@@ -264,7 +272,23 @@ impl Connection {
             }
         }
         if !self.reported_done && self.receiver.done_at().is_some() {
+            // The receiver counts to the end of the oldest reply due. With
+            // replies pipelined behind it, each one that ends at or before the
+            // bytes now delivered is complete, and the owner hears of the last
+            // (the earlier ones completed at the same instant); the receiver
+            // then counts on to the next one's end.
             self.reported_done = true;
+            if let Some(marks) = self.marks.as_mut() {
+                let got = self.receiver.delivered();
+                while let Some(&(_, tag)) = marks.front().filter(|&&(end, _)| end <= got) {
+                    self.tag = tag;
+                    marks.pop_front();
+                }
+                if let Some(&(end, _)) = marks.front() {
+                    self.receiver.extend_to(end);
+                    self.reported_done = false;
+                }
+            }
             self.held_ack = Some(ack);
             return Some(ConnEvent::Complete);
         }
@@ -293,11 +317,29 @@ impl Connection {
     /// a message of `bytes` bytes that carries its cumulative ACK, and
     /// resends it after an RTO until the reply begins. Without a handshake
     /// messages are not modelled: the server writes the reply at once.
-    pub fn exchange<W: Wire>(&mut self, w: &mut W, bytes: u32, reply: u64) {
+    ///
+    /// `tag` becomes the connection's tag. Without a handshake, a reply may
+    /// be asked for while the previous one is still arriving (pipelined, as
+    /// a persistent web client does): each then completes on its own, in
+    /// order, with its own tag.
+    pub fn exchange<W: Wire>(&mut self, w: &mut W, bytes: u32, reply: u64, tag: u64) {
         let now = w.now();
-        self.reported_done = false;
+        match self.size {
+            Some(end) if !self.reported_done && self.hs.is_none() => {
+                // The previous reply is still arriving: this one is due after it.
+                let marks = self.marks.get_or_insert_with(Default::default);
+                if marks.is_empty() {
+                    marks.push_back((end, self.tag));
+                }
+                marks.push_back((end + reply, tag));
+            }
+            _ => {
+                self.tag = tag;
+                self.reported_done = false;
+                self.receiver.extend(reply);
+            }
+        }
         self.size = self.size.map(|s| s + reply);
-        self.receiver.extend(reply);
         let Some(hs) = self.hs.as_mut() else {
             self.run_sender(w, |s, now, buf| s.write(now, reply, buf));
             return;
@@ -592,6 +634,36 @@ mod tests {
     }
 
     #[test]
+    fn pipelined_replies_complete_one_by_one_in_order_with_their_tags() {
+        // One-way TCP, IW 10: the first reply (3,000 B, tag 1) is in flight
+        // when two more are asked for (1,000 B, tag 2; 500 B, tag 3).
+        let cfg = TcpConfig { iw_bytes: 10 * 1460, ..Default::default() };
+        let mut c = Connection::new(0, 0, 1, 0, 1, &cfg, Some(3000), 0, Time::ZERO);
+        let mut w = Recorder::default();
+        c.open(&mut w);
+        c.exchange(&mut w, 0, 1000, 2);
+        c.exchange(&mut w, 0, 500, 3);
+        let data: Vec<Packet> = w.sent.drain(..).filter(|p| p.kind == PacketKind::Data).collect();
+        let ends: Vec<u64> = data.iter().map(|p| p.seq + u64::from(p.len)).collect();
+        assert_eq!(ends, [1460, 2920, 3000, 4000, 4500], "each reply is written as it is asked for");
+        // The segment ending the first reply arrives after the second reply's:
+        // when it fills the hole, both replies are complete and the owner
+        // hears of the second; the last segment ends the third.
+        let mut got = Vec::new();
+        for i in [0, 1, 3, 2, 4] {
+            let ev = c.on_packet(&mut w, &data[i], &[]);
+            got.push(ev.map(|_| c.tag));
+            c.after_event(&mut w);
+        }
+        assert_eq!(got, [None, None, None, Some(2), Some(3)]);
+        assert_eq!(c.receiver.done_at(), Some(Time::ZERO));
+        // A reply asked for once everything has arrived needs no marks.
+        c.exchange(&mut w, 0, 100, 4);
+        let p = *w.sent.iter().rev().find(|p| p.kind == PacketKind::Data).unwrap();
+        assert_eq!(c.on_packet(&mut w, &p, &[]).map(|_| c.tag), Some(4));
+    }
+
+    #[test]
     fn an_exchange_asks_for_more_and_the_client_does_not_close() {
         let cfg = TcpConfig { handshake: true, ..Default::default() };
         let mut c = Connection::new(0, 0, 0, 0, 1, &cfg, Some(500), 0, Time::ZERO);
@@ -605,7 +677,7 @@ mod tests {
         c.on_packet(&mut w, &open, &[]);
         let data = *w.sent.last().unwrap();
         assert_eq!(c.on_packet(&mut w, &data, &[]), Some(ConnEvent::Complete));
-        c.exchange(&mut w, 250, 700);
+        c.exchange(&mut w, 250, 700, 7);
         let msg = *w.sent.last().unwrap();
         assert_eq!((msg.kind, msg.seq, msg.ack, msg.len), (PacketKind::ClientData, 2, 500, 250));
         c.after_event(&mut w);

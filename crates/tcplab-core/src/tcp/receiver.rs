@@ -86,6 +86,14 @@ impl Receiver {
         self.done_at = None;
     }
 
+    /// The application now expects the bytes up to `end` (more than it did):
+    /// the next reply pipelined on a persistent connection.
+    pub fn extend_to(&mut self, end: u64) {
+        debug_assert!(self.total.is_some_and(|t| t < end) && self.rcv_nxt < end);
+        self.total = Some(end);
+        self.done_at = None;
+    }
+
     /// The cumulative ACK to carry on a data segment the client sends now (a
     /// message): it acknowledges everything, so a delayed ACK is no longer due.
     pub fn piggyback_ack(&mut self) -> u64 {
