@@ -107,9 +107,10 @@ def bdp_bytes(link: str) -> int:
 
 
 def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = DURATION, tcp: dict[str, Any] | None = None,
-             closed_loop: bool = False) -> dict[str, Any]:  # fmt: skip
-    """One configuration; `tcp` overrides TCP settings and `closed_loop` makes
-    each client fetch one page at a time (for the sensitivity runs)."""
+             closed_loop: bool = False, persistent: bool = False) -> dict[str, Any]:  # fmt: skip
+    """One configuration; `tcp` overrides TCP settings, `closed_loop` makes
+    each client fetch one page at a time and `persistent` fetch every page on
+    one connection kept for the whole run (for the sensitivity runs)."""
     spec = LINKS[link]
     cc, dupthresh = CC[flavour]
     one_way_ms = spec["rtt_ms"] / 2 - 2 * ACCESS_DELAY_MS
@@ -131,19 +132,20 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
              "primary": sizes, "object": sizes, "cycle": f"{CYCLE_S}s", "request": "0B", "closed_loop": closed_loop,
+             **({"persistent": True} if persistent else {}),
              "start": {"type": "uniform", "min": "0s", "max": f"{CYCLE_S}s"}}
             for i in range(N)
         ],  # fmt: skip
     }
 
 
-def configurations(tcp: dict[str, Any] | None = None, closed_loop: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def configurations(tcp: dict[str, Any] | None = None, closed_loop: bool = False, persistent: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     out = []
     for link, spec in LINKS.items():
         for flavour in FLAVOURS:
             for level, cells in zip(BUFFER_LEVELS, spec["buffers"]):
                 for policy in POLICIES:
-                    out.append(({"link": link, "flavour": flavour, "buffer": level, "policy": policy}, scenario(link, flavour, cells, policy, tcp=tcp, closed_loop=closed_loop)))
+                    out.append(({"link": link, "flavour": flavour, "buffer": level, "policy": policy}, scenario(link, flavour, cells, policy, tcp=tcp, closed_loop=closed_loop, persistent=persistent)))
     return out
 
 
@@ -413,6 +415,7 @@ SENSITIVITY = [
     ("RTO minimum 1 s (ns-2's minrto_, from 2001)", {"tcp": {"rto_min": "1s"}}),
     ("receive window 1 x RTT x bandwidth", {"window": 1}),
     ("one page at a time per client (closed loop)", {"closed_loop": True}),
+    ("every page of a client on one connection for the whole run (window restarted after an idle RTO, as ns-2's one-way agent)", {"persistent": True}),
     ("SACK recovery as ns-2's Sack1 agent of 1998", {"tcp": {"sack_recovery": "ns2-1998"}}),
     ("NewReno as RFC 6582 (window inflation, Floyd's guard)", {"tcp": {"newreno_recovery": "rfc6582"}}),
 ]
@@ -424,7 +427,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFr
 
     rows = []
     for name, kw in SENSITIVITY:
-        cfgs = configurations(tcp=kw.get("tcp"), closed_loop=kw.get("closed_loop", False))
+        cfgs = configurations(tcp=kw.get("tcp"), closed_loop=kw.get("closed_loop", False), persistent=kw.get("persistent", False))
         if "window" in kw:
             for levels, sc in cfgs:
                 sc["tcp"]["window"] = f"{kw['window'] * bdp_bytes(levels['link'])}B"
@@ -473,7 +476,7 @@ PARAMETERS = [
      "the slides (slide 6); ns-2's tcp-newreno.cc 1.7 (1997)"),
     ("sack", "RFC 6675 recovery (pipe counted from the scoreboard); ns-2's Sack1 of 1998 (a pipe counter from cwnd - 3) in the sensitivity table",
      "RFC 6675; ns-2's tcp-sack1.cc 1.23 (1998)"),
-    ("workload", "HTTP/1.1, a page of an index and 4 images on one connection, a page every 10 s per client, first at a uniform time in the first cycle", "the slides"),
+    ("workload", "HTTP/1.1, each page (an index and 4 images) on a connection of its own, a page every 10 s per client, first at a uniform time in the first cycle", "the slides (\"all components of a web page are fetched in one TCP connection\"); a connection per page is our reading: every page of a client on one connection is a row of the sensitivity table"),
     ("file sizes", "SPECweb96's 36 files (class shares 35/50/14/1%, equally likely within a class), scaled x8.006 to a mean of 120.3 KB; index and images from the same set", "SPEC web96 (data/specweb96_fileset.csv); the slides' mean"),
     ("requests", "not carried: one-way TCP, the server writes a page's images when its index arrives", "ns-2's one-way TCP"),
     ("run length", "100 s (10 cycles)", "the slides"),
