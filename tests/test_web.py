@@ -177,3 +177,14 @@ def test_a_persistent_client_needs_http11_and_one_way_tcp(http: str, handshake: 
     sc["tcp"]["handshake"] = handshake
     with pytest.raises(tcplab.ScenarioError, match=re.escape(message)):
         tcplab.run(sc)
+
+
+def test_a_persistent_client_with_think_times_reuses_its_connection_page_after_page() -> None:
+    sc = web("1.1", pages=3, persistent=True, think={"type": "constant", "value": "1s"})
+    sc["tcp"]["handshake"] = False
+    res = tcplab.run(sc)
+    assert len(res.flows) == 1 and res.flows.bytes.iloc[0] == 3 * 4 * 1460
+    pages = res.pages.sort_values("id")
+    assert pages.completed.all()
+    # Each page is asked for a think time after the previous one ended.
+    assert np.allclose(pages.start_s.to_numpy()[1:] - pages.end_s.to_numpy()[:-1], 1.0, atol=1e-9)

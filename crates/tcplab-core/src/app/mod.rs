@@ -368,15 +368,12 @@ impl Apps {
             return;
         };
         if self.apps[a as usize].conn == Some(c) {
-            // A persistent client's page has arrived, and with it every page asked for before it.
-            while let Some(q) = self.apps[a as usize].on_conn.pop_front() {
+            // A persistent client's page has arrived, and with it every page
+            // asked for before it; page `p` then ends as any page does.
+            while let Some(q) = self.apps[a as usize].on_conn.pop_front().filter(|&q| q != p) {
                 self.pages[q as usize].pending = 0;
                 self.pages[q as usize].end = Some(now);
-                if q == p {
-                    break;
-                }
             }
-            return;
         }
         let app = &self.apps[a as usize];
         let pg = &mut self.pages[p as usize];
@@ -574,6 +571,28 @@ mod tests {
         assert_eq!(apps.pages[2].end, Some(s(27)));
         assert_eq!((t.opened.len(), t.exchanges.len(), t.wakes.len()), (1, 2, 3), "completions ask for nothing more");
         assert_eq!(apps.apps[0].transfers_started, 3);
+    }
+
+    #[test]
+    fn a_persistent_client_with_think_times_asks_for_its_next_page_on_the_same_connection() {
+        let s = |x: u64| Time::from_ns(x * 1_000_000_000);
+        let web = WebConfig { http11: true, embedded: 1, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(Dur::from_secs(2)), pages: Some(2), cycle: None, cycle_closed: false,
+                              think_from_start: false, embedded_with_primary: false, persistent: true }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        t.now = s(1);
+        apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
+        assert_eq!((apps.pages[0].end, t.wakes.as_slice()), (Some(s(1)), [s(3)].as_slice()), "the next page a think time after");
+        t.now = s(3);
+        apps.on_wake(0, &mut t);
+        assert_eq!(t.opened, [(Some(3000), page_tag(0, true))]);
+        assert_eq!(t.exchanges, [(0, 500, 3000, page_tag(1, true))]);
+        t.now = s(4);
+        apps.on_event(0, 0, page_tag(1, true), ConnEvent::Complete, &mut t);
+        assert_eq!(apps.pages[1].end, Some(s(4)));
+        assert_eq!(t.wakes, [s(3)], "two pages only");
     }
 
     #[test]
