@@ -188,3 +188,17 @@ def test_a_persistent_client_with_think_times_reuses_its_connection_page_after_p
     assert pages.completed.all()
     # Each page is asked for a think time after the previous one ended.
     assert np.allclose(pages.start_s.to_numpy()[1:] - pages.end_s.to_numpy()[:-1], 1.0, atol=1e-9)
+
+
+def test_the_readme_example_of_a_persistent_client() -> None:
+    import pathlib
+    import tomllib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = tomllib.loads(next(b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "persistent = true" in b))
+    sc = dumbbell(duration="12s", tcp=block["tcp"], apps=block["apps"])
+    res = tcplab.run(sc)
+    assert len(res.flows) == 1
+    pages = res.pages.sort_values("id")
+    assert list(pages.start_s) == [0.0, 2.0, 4.0, 6.0, 8.0] and pages.completed.all()
+    assert res.flows.bytes.iloc[0] == pages.bytes.sum()
