@@ -154,6 +154,10 @@ impl Simulator {
         }
         let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, deep_prefetch: false, staged: NO_PACKET };
         sim.deep_prefetch = sc.deep_prefetch.unwrap_or_else(|| sim.flow_state_bytes() > DEEP_PREFETCH_BYTES);
+        if sim.deep_prefetch {
+            // The stages look up to three events ahead of the one served.
+            sim.events.keep_due(3);
+        }
         Ok(sim)
     }
 

@@ -60,10 +60,14 @@ const SORT_DUE: usize = 16;
 /// latest refill. The events served next wait in `due`, sorted by time (ties
 /// in scheduling order); an event later than all of them waits in bucket
 /// `b`, where bit `b` is the highest bit in which its time and `last`
-/// differ. When `due` runs dry, the lowest non-empty bucket is emptied: a
-/// few events (up to [`SORT_DUE`]) are sorted into `due`; more are spread,
-/// in their order, over `due` (those at its earliest time, the new `last`)
-/// and the lower buckets. An event pushed within the span of `due` is put
+/// differ. While `due` holds `ahead` events or fewer beyond the one served
+/// (none, unless [`EventQueue::keep_due`] asked for more), the lowest
+/// non-empty bucket is emptied onto its end: a few events
+/// (up to [`SORT_DUE`]) are sorted there; more are spread, in their order,
+/// over `due` (those at their earliest time, the new `last`) and the lower
+/// buckets. So a loop that asks for it sees a few events ahead
+/// ([`EventQueue::peek_due`]) to prefetch for; keeping more events due costs
+/// more insertions into `due`. An event pushed within the span of `due` is put
 /// in its place there. Buckets are only appended to and read through, so the
 /// queue's memory is touched in sequence, which keeps it fast with hundreds
 /// of thousands of pending timers (a binary heap reads a cache line at
@@ -88,6 +92,8 @@ pub struct EventQueue<E> {
     /// Bit `b` set when bucket `b` holds events.
     occupied: u64,
     len: usize,
+    /// Events kept due after the one served, when pending.
+    ahead: usize,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -106,7 +112,14 @@ impl<E: Copy> EventQueue<E> {
             first: [(u64::MAX, 0); 64],
             occupied: 0,
             len: 0,
+            ahead: 0,
         }
+    }
+
+    /// From now on, keep `ahead` events due after the one each pop serves
+    /// (when that many are pending), so that [`EventQueue::peek_due`] sees them.
+    pub fn keep_due(&mut self, ahead: usize) {
+        self.ahead = ahead;
     }
 
     /// Schedule `event` at `time`, which is not before the latest event
@@ -114,7 +127,9 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn push(&mut self, time: Time, event: E) {
         let t = time.as_ns();
-        debug_assert!(t >= self.last, "an event scheduled in the past: {t} < {}", self.last);
+        // Not before the latest event served (which `last` may have passed
+        // when more buckets were emptied onto `due`).
+        debug_assert!(t >= self.last || (self.head > 0 && t >= self.due[self.head - 1].0), "an event scheduled in the past: {t}");
         self.len += 1;
         match self.due.last() {
             // Within the run of due events: in its place, after those of its time.
@@ -139,14 +154,19 @@ impl<E: Copy> EventQueue<E> {
         self.occupied |= 1 << b;
     }
 
-    /// Move the earliest pending events into `due`; false when nothing is pending.
+    /// Move the earliest pending events in the buckets to the end of `due`
+    /// (they are later than every event there); false when the buckets are empty.
     #[inline(never)]
     fn refill(&mut self) -> bool {
-        self.due.clear();
-        self.head = 0;
         if self.occupied == 0 {
             return false;
         }
+        if self.head == self.due.len() {
+            self.due.clear();
+        } else {
+            self.due.drain(..self.head);
+        }
+        self.head = 0;
         let b = self.occupied.trailing_zeros() as usize;
         self.occupied &= !(1 << b);
         let mut from = std::mem::take(&mut self.buckets[b]);
@@ -156,11 +176,13 @@ impl<E: Copy> EventQueue<E> {
             // A few events: all of them become due, sorted by time (stably,
             // so those of one time stay in scheduling order). Every event
             // left in the buckets is later than all of them.
+            let start = self.due.len();
             self.due.extend_from_slice(&from);
-            for i in 1..self.due.len() {
+            let new = &mut self.due[start..];
+            for i in 1..new.len() {
                 let mut j = i;
-                while j > 0 && self.due[j - 1].0 > self.due[j].0 {
-                    self.due.swap(j - 1, j);
+                while j > 0 && new[j - 1].0 > new[j].0 {
+                    new.swap(j - 1, j);
                     j -= 1;
                 }
             }
@@ -214,8 +236,12 @@ impl<E: Copy> EventQueue<E> {
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if self.head == self.due.len() && !self.refill() {
-            return None;
+        if self.due.len() - self.head <= self.ahead {
+            // Refill until more than `ahead` events are due, or the buckets are empty.
+            while self.refill() && self.due.len() - self.head <= self.ahead {}
+            if self.head == self.due.len() {
+                return None;
+            }
         }
         let (t, e) = self.due[self.head];
         self.head += 1;
@@ -236,6 +262,23 @@ impl<E: Copy> EventQueue<E> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn events_in_separate_buckets_are_due_a_few_ahead() {
+        // Times 1, 2, 4, ... differ from 0 in a different bit each: one bucket each.
+        let mut q = EventQueue::new();
+        q.keep_due(3);
+        for b in 0..8 {
+            q.push(Time::from_ns(1 << b), b);
+        }
+        assert_eq!(q.peek_due(0), None, "nothing is due before the first pop");
+        assert_eq!(q.pop(), Some((Time::from_ns(1), 0)));
+        assert_eq!((0..5).map(|k| q.peek_due(k).copied()).collect::<Vec<_>>(), [Some(1), Some(2), Some(3), None, None]);
+        for b in 1..8 {
+            assert_eq!(q.pop(), Some((Time::from_ns(1 << b), b)));
+        }
+        assert_eq!((q.pop(), q.peek_due(0)), (None, None));
+    }
 
     #[test]
     fn ties_are_fifo() {
@@ -269,8 +312,9 @@ mod tests {
         /// time; the queue serves exactly what a sort by (time, scheduling
         /// order) serves, and peeks agree with pops.
         #[test]
-        fn interleaved_pushes_and_pops_match_a_sorted_reference(ops in prop::collection::vec((0u8..4, 0u64..1u64 << 40), 0..600)) {
+        fn interleaved_pushes_and_pops_match_a_sorted_reference(ops in prop::collection::vec((0u8..4, 0u64..1u64 << 40), 0..600), ahead in 0usize..5) {
             let mut q = EventQueue::new();
+            q.keep_due(ahead);
             let mut reference = std::collections::BTreeMap::new();
             let (mut now, mut seq) = (0u64, 0usize);
             for (op, x) in ops {
@@ -283,6 +327,11 @@ mod tests {
                     if let Some((t, _)) = got {
                         now = t;
                     }
+                    // The events due after it are the next ones, `ahead` of
+                    // them when that many are pending.
+                    let next: Vec<usize> = reference.values().copied().take(ahead).collect();
+                    let due: Vec<usize> = (0..ahead).map_while(|k| q.peek_due(k).copied()).collect();
+                    prop_assert_eq!(due, next);
                 } else {
                     // Same instant, a near time, or a far one (a timer).
                     let t = match op { 1 => now, 2 => now + x % 4096, _ => now + x };
