@@ -117,3 +117,19 @@ def test_mah_reply_sizes_keep_the_distributions_median_and_mean() -> None:
                               tcp={"iw": 1000, "window": "4MB"}, apps=[app], duration="none"))  # fmt: skip
     assert len(res.pages) == 2000
     assert abs(res.pages.bytes.median() / 2112 - 1) < 0.05
+
+
+def test_one_ftp_file_takes_as_long_as_in_ns2s_baytcp() -> None:
+    """One FTP alone on the RFC's dumbbell (IW 1, an 11-packet window, every
+    segment ACKed, a handshake per file): its 1 MB files go back to back, and
+    the first one's last byte arrives 7.6305 s after the client starts.
+    ns-2 2.35's BayFullTcp with its FTP client and server and the same
+    parameters delivers that byte at 7.630517 s (its trace of the client's
+    access link); the model's connection per file matches it to 10 us."""
+    res = tcplab.run(rfc2415.scenario(0, 1, 1, duration="31s"))
+    f = res.flows.sort_values("start_s")
+    assert list(f.bytes_delivered[:4]) == [1_000_000] * 4
+    assert abs(f.end_s.iloc[0] - 7.630517) < 1e-5
+    # The next file starts when the last one ends, so each takes the same time.
+    assert np.allclose(f.start_s.iloc[1:4].to_numpy(), f.end_s.iloc[0:3].to_numpy())
+    assert np.allclose(f.fct_s.iloc[1:4], 7.630736, atol=1e-6)
