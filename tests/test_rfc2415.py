@@ -125,7 +125,8 @@ def test_one_ftp_file_takes_as_long_as_in_ns2s_baytcp() -> None:
     the first one's last byte arrives 7.6305 s after the client starts.
     ns-2 2.35's BayFullTcp with its FTP client and server and the same
     parameters delivers that byte at 7.630517 s (its trace of the client's
-    access link); the model's connection per file matches it to 10 us."""
+    access link: benchmarks/ns2/rfc2415_ftp.tcl says how to rerun it); the
+    model's connection per file matches it to 10 us."""
     res = tcplab.run(rfc2415.scenario(0, 1, 1, duration="31s"))
     f = res.flows.sort_values("start_s")
     assert list(f.bytes_delivered[:4]) == [1_000_000] * 4
