@@ -22,16 +22,7 @@ Agent/TCP/BayFullTcp set segsize_ 1460
 Agent/TCP/BayFullTcp set segsperack_ 1
 Agent/TCP set window_ 11
 Agent/TCP set packetSize_ 1460
-set n0 [$ns node]; set n1 [$ns node]
-$ns duplex-link $n0 $n1 1.5Mb 50ms DropTail
-$ns queue-limit $n0 $n1 25; $ns queue-limit $n1 $n0 25
-for {set i 0} {$i < 4} {incr i} {
-  set c($i) [$ns node]; set s($i) [$ns node]
-  $ns duplex-link $c($i) $n0 10Mb 1ms DropTail
-  $ns duplex-link $s($i) $n1 10Mb 1ms DropTail
-  foreach {a b} [list $c($i) $n0 $n0 $c($i) $s($i) $n1 $n1 $s($i)] { $ns queue-limit $a $b 25 }
-}
-set qm [$ns monitor-queue $n1 $n0 ""]
+source [file join [file dirname [info script]] rfc2415_dumbbell.tcl]
 for {set j 0} {$j < $nftp} {incr j} {
   set k [expr $j % 4]
   set tcp [new Agent/TCP/BayFullTcp]; set snk [new Agent/TCP/BayFullTcp]

@@ -28,17 +28,7 @@ Agent/TCP set windowInit_ $iw
 Agent/TCP set tcpTick_ 0.1
 Agent/TCP set minrto_ 0.2
 Agent/TCP set rtxcur_init_ 3.0
-set n0 [$ns node]; set n1 [$ns node]
-$ns duplex-link $n0 $n1 1.5Mb 50ms DropTail
-$ns queue-limit $n0 $n1 25; $ns queue-limit $n1 $n0 25
-for {set i 0} {$i < 4} {incr i} {
-  set c($i) [$ns node]; set s($i) [$ns node]
-  $ns duplex-link $c($i) $n0 10Mb 1ms DropTail
-  $ns duplex-link $s($i) $n1 10Mb 1ms DropTail
-  foreach {a b} [list $c($i) $n0 $n0 $c($i) $s($i) $n1 $n1 $s($i)] { $ns queue-limit $a $b 25 }
-}
-# Data flows from the servers (right) to the clients (left).
-set qm [$ns monitor-queue $n1 $n0 ""]
+source [file join [file dirname [info script]] rfc2415_dumbbell.tcl]
 set sizes [new RandomVariable/Empirical]
 $sizes loadCDF $cdf
 $sizes set interpolation_ 1
