@@ -22,10 +22,20 @@ def test_configurations_cover_the_rfc() -> None:
     s = tcplab.load(rfc2415.scenario(8, 2, 3, "1.1", red=True))
     assert s.tcp.window == ("pkts", 11) and s.tcp.handshake and s.tcp.iw == ("pkts", 3)
     assert s.topology.bottleneck.rate == 1_500_000 and s.topology.bottleneck.delay == 50_000_000
-    assert s.topology.bottleneck.queue.type == "red" and s.topology.left_access.queue.limit == ("pkts", 25)
+    assert s.topology.bottleneck.queue.type == "red" and s.topology.bottleneck.queue.limit == ("pkts", 25)
+    assert s.topology.left_access.queue.limit == ("pkts", 24)
     clients = [(a.src, a.dst) for a in s.apps]
     assert clients[:4] == [("s0", "k0"), ("s1", "k1"), ("s2", "k2"), ("s3", "k3")]
     assert [a.type for a in s.apps].count("web") == 8 and [a.name for a in s.apps if a.type == "repeat"] == ["ftp0", "ftp1"]
+
+
+def test_buffers_hold_25_packets_as_ns2_counts_them() -> None:
+    """ns-2's DropTail with queue-limit 25 (the RFC's buffers) keeps at most
+    24 packets waiting behind the one on the wire; so does the model's
+    bottleneck when three FTPs and 16 web clients keep it full."""
+    res = tcplab.run(rfc2415.scenario(16, 3, 1, duration="60s"))
+    b = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
+    assert b.drops > 0 and b.queue_max_pkts == 24
 
 
 def test_sensitivity_variants_reach_the_scenario() -> None:
