@@ -125,6 +125,27 @@ def test_a_server_per_flow_gives_each_flow_of_a_burst_its_own_server() -> None:
     assert (f.groupby("app").src.nunique() == 6).all()
 
 
+def test_the_congestion_control_rows_run_linux_cubic_with_and_without_hystart() -> None:
+    assert iw10.TCP["cc"] == "sack"
+    assert [(name, tcp) for name, tcp in iw10.CC_VARIANTS] == [("CUBIC", {"cc": "cubic"}), ("CUBIC + HyStart", {"cc": "cubic", "hystart": True})]
+    cfgs = iw10.configurations(tcp={"cc": "cubic", "hystart": True})
+    assert len(cfgs) == len(iw10.configurations())
+    # Every other TCP setting stays; the IW is the case's.
+    for levels, sc in cfgs:
+        assert sc["tcp"] == {**iw10.TCP, "cc": "cubic", "hystart": True, "iw": levels["iw"]}
+    # The bulk flow of bulk+n on HSPA with a BDP buffer, IW 10, alone for
+    # 3 s: slow start overshoots the 24-packet buffer by 31 packets; with
+    # HyStart it ends before the buffer fills and loses nothing.
+    drops = {}
+    for tcp in ({"cc": "cubic"}, {"cc": "cubic", "hystart": True}):
+        sc = iw10.scenario("hspa", "bdp", "bulk+n", 1, 10, tcp=tcp)
+        sc["apps"] = sc["apps"][:1]
+        sc["sim"]["duration"] = "3s"
+        links = tcplab.run(sc).links
+        drops[tcp.get("hystart", False)] = int(links.drops.sum())
+    assert drops == {False: 31, True: 0}
+
+
 def test_a_variant_keeps_the_runs_it_shares_with_the_main_sweep(tmp_path) -> None:
     # LTE 1+1 and 2+2 at IW 3, two replications; a server per flow changes 2+2 only.
     from tcplab.studies.common import run_configs

@@ -232,6 +232,24 @@ def test_variants_share_a_link_and_each_completes() -> None:
     assert f.completed.all() and (f.bytes_delivered == 300_000).all()
 
 
+def test_hystart_leaves_slow_start_before_the_queue_overflows() -> None:
+    # One CUBIC flow, IW 10, a window that never limits, 10 Mb/s with 50
+    # packets of buffer: plain slow start overshoots and loses 145 packets
+    # (one timeout); with Linux's HyStart it ends when a round's RTT rises by
+    # its 2 ms floor, the queue peaks at 26 and nothing is lost.
+    got = {}
+    for hystart in (False, True):
+        sc = {"sim": {"duration": "3s", "seed": 1},
+              "topology": {"type": "dumbbell", "left": 1, "right": 1, "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": "50pkt"}},
+              "tcp": {"cc": "cubic", "hystart": hystart, "iw": 10, "byte_counting": False, "window": "4MB"},
+              "apps": [{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}]}  # fmt: skip
+        res = tcplab.run(sc)
+        f, links = res.flows.iloc[0], res.links
+        b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
+        got[hystart] = (int(b.drops), int(b.queue_max_pkts), int(f.timeouts), int(f.bytes_delivered))
+    assert got == {False: (145, 50, 1, 3_004_680), True: (0, 26, 0, 3_555_100)}
+
+
 # ------------------------------------------------------------------ instrumentation
 
 def test_periodic_trace_rows_and_throughput() -> None:

@@ -428,6 +428,9 @@ pub struct TcpSpec {
     pub handshake: bool,
     #[serde(default = "yes")]
     pub byte_counting: bool,
+    /// CUBIC's HyStart.
+    #[serde(default)]
+    pub hystart: bool,
     /// Linux 2.4 local congestion (send stalls at the sending host's interface queue).
     #[serde(default)]
     pub local_congestion: bool,
@@ -672,6 +675,9 @@ impl TcpSpec {
         if self.rto_min_ns > self.rto_max_ns {
             return Err(invalid(format!("{field}.rto_min"), "is larger than rto_max"));
         }
+        if self.hystart && cc != CcKind::Cubic {
+            return Err(invalid(format!("{field}.hystart"), format!("is cubic's slow start; cc is '{}' (allowed with hystart: cubic)", self.cc)));
+        }
         Ok(TcpConfig {
             cc,
             mss: self.mss,
@@ -697,6 +703,7 @@ impl TcpSpec {
             idle_restart: self.idle_restart,
             sack_blocks: self.sack_blocks,
             byte_counting: self.byte_counting,
+            hystart: self.hystart,
             handshake: self.handshake,
             local_congestion: self.local_congestion,
             hstcp_lookup: match self.hstcp_lookup.as_deref() {

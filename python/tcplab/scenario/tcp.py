@@ -33,7 +33,10 @@ class Tcp(_Model):
     dupack_threshold: Annotated[int, Field(ge=1, le=10**6)] = 3
     abc_limit: Annotated[int, Field(ge=1, le=10**6)] = 2
     byte_counting: bool = True
-    """RFC 3465 byte counting (Reno family); false: one segment per ACK of new data, as in RFC 2581 and ns-2."""
+    """RFC 3465 byte counting in slow start (Reno family and cubic); false: one segment per ACK of new data, as in RFC 2581, ns-2 and Linux's tcp_abc = 0."""
+    hystart: bool = False
+    """cubic only: HyStart, as Linux's CUBIC from 2.6.29 (on by default there): slow start ends when
+    an ACK train spans half the minimum RTT or a round's RTT rises above the minimum by RTT/16 (2-16 ms)."""
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
     delack_segments: Annotated[int, Field(ge=1, le=10**6)] = 2
@@ -154,5 +157,7 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["quickack"] = t.quickack
     if t.timestamps:
         core["timestamps"] = True
+    if t.hystart:
+        core["hystart"] = True
     return core
 

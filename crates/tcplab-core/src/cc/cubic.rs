@@ -14,6 +14,20 @@
 //! is the window before the reduction, lowered by fast convergence (section
 //! 4.7) when it is below the previous W_max, and cwnd = ssthresh = beta cwnd
 //! (section 4.6).
+//!
+//! With `hystart`, slow start ends early as Linux's CUBIC ended it from
+//! 2.6.29 (2009; on by default): HyStart (Ha and Rhee, "Taming the
+//! elephants", 2008, and Linux's `tcp_cubic.c`). Rounds are counted by
+//! sequence: a round ends when an ACK passes the `snd_nxt` of its start.
+//! While cwnd >= 16 segments in slow start, slow start ends (ssthresh =
+//! cwnd) when either
+//! - the ACK train: ACKs no more than 2 ms apart since the round began span
+//!   half the smallest RTT seen, or
+//! - the delay: the smallest of the round's first 8 RTT samples exceeds the
+//!   smallest RTT seen by more than clamp(that RTT / 16, 2 ms, 16 ms)
+//!   (2 ms was the floor until 2011, when Linux raised it to 4 ms).
+//!
+//! Once found, HyStart stays off until a retransmission timeout resets it.
 
 use super::CongestionControl;
 use crate::time::{Dur, Time};
@@ -28,6 +42,70 @@ pub struct CubicConfig {
     pub c: f64,
     pub beta: f64,
     pub fast_convergence: bool,
+    /// Slow start by bytes (RFC 3465, up to `abc_limit` segments per ACK);
+    /// false: one segment per ACK of new data (Linux's `tcp_abc = 0`).
+    pub byte_counting: bool,
+    /// HyStart (see the module's documentation).
+    pub hystart: bool,
+}
+
+/// HyStart's state (Linux's `bictcp` fields of the same names).
+#[derive(Clone, Debug, Default)]
+struct Hystart {
+    /// A detection ended slow start; off until a timeout.
+    found: bool,
+    round_start: Time,
+    /// The last ACK of the current ACK train.
+    last_ack: Time,
+    /// The round ends when an ACK passes this sequence number.
+    end_seq: u64,
+    /// The smallest of this round's first `MIN_SAMPLES` samples.
+    curr_rtt: Option<Dur>,
+    sample_cnt: u32,
+    /// The smallest RTT seen since the start or the last timeout.
+    delay_min: Option<Dur>,
+}
+
+impl Hystart {
+    /// Linux: HYSTART_MIN_SAMPLES, hystart_low_window, hystart_ack_delta,
+    /// HYSTART_DELAY_MIN and HYSTART_DELAY_MAX (2.6.29-2.6.38).
+    const MIN_SAMPLES: u32 = 8;
+    const LOW_WINDOW: f64 = 16.0;
+    const ACK_DELTA: Dur = Dur::from_ms(2);
+    const DELAY_MIN: Dur = Dur::from_ms(2);
+    const DELAY_MAX: Dur = Dur::from_ms(16);
+
+    /// `bictcp_hystart_reset`: a new round from `now`.
+    fn new_round(&mut self, now: Time, snd_nxt: u64) {
+        self.round_start = now;
+        self.last_ack = now;
+        self.end_seq = snd_nxt;
+        self.curr_rtt = None;
+        self.sample_cnt = 0;
+    }
+
+    /// `hystart_update`: whether this sample ends slow start.
+    fn update(&mut self, now: Time, rtt: Dur) -> bool {
+        let delay_min = self.delay_min.unwrap_or(rtt);
+        // The ACK train.
+        if now.saturating_since(self.last_ack) <= Self::ACK_DELTA {
+            self.last_ack = now;
+            if now.saturating_since(self.round_start).as_ns() >= delay_min.as_ns() / 2 {
+                self.found = true;
+            }
+        }
+        // The delay increase, over the round's first samples.
+        if self.sample_cnt < Self::MIN_SAMPLES {
+            self.curr_rtt = Some(self.curr_rtt.map_or(rtt, |c| c.min(rtt)));
+            self.sample_cnt += 1;
+        } else {
+            let thresh = Dur::from_ns((delay_min.as_ns() / 16).clamp(Self::DELAY_MIN.as_ns(), Self::DELAY_MAX.as_ns()));
+            if self.curr_rtt.is_some_and(|c| c.as_ns() > delay_min.as_ns() + thresh.as_ns()) {
+                self.found = true;
+            }
+        }
+        self.found
+    }
 }
 
 impl Default for CubicConfig {
@@ -41,6 +119,8 @@ impl Default for CubicConfig {
             c: 0.4,
             beta: 0.7,
             fast_convergence: true,
+            byte_counting: true,
+            hystart: false,
         }
     }
 }
@@ -56,6 +136,7 @@ pub struct Cubic {
     w_est: f64,
     epoch: Option<Time>,
     srtt: f64,
+    hystart: Hystart,
 }
 
 impl Cubic {
@@ -68,6 +149,7 @@ impl Cubic {
             w_est: 0.0,
             epoch: None,
             srtt: 0.1,
+            hystart: Hystart::default(),
             cfg,
         }
     }
@@ -83,6 +165,11 @@ impl Cubic {
 
     pub fn w_max(&self) -> f64 {
         self.w_max
+    }
+
+    /// HyStart's smallest RTT sample so far.
+    pub fn hystart_min_rtt(&self) -> Option<Dur> {
+        self.hystart.delay_min
     }
 
     fn segs(&self) -> u64 {
@@ -101,7 +188,7 @@ impl CongestionControl for Cubic {
     fn on_ack(&mut self, now: Time, acked: u64, _flight: u64) {
         let mss = self.cfg.mss as f64;
         if self.segs() < self.ssthresh {
-            self.cwnd += acked.min(self.cfg.abc_limit * self.cfg.mss) as f64 / mss;
+            self.cwnd += if self.cfg.byte_counting { acked.min(self.cfg.abc_limit * self.cfg.mss) as f64 / mss } else { 1.0 };
             return;
         }
         let start = *self.epoch.get_or_insert_with(|| {
@@ -134,6 +221,8 @@ impl CongestionControl for Cubic {
     }
 
     fn on_timeout(&mut self, _now: Time, _flight: u64) {
+        // Linux's `bictcp_state(TCP_CA_Loss)`: HyStart starts over.
+        self.hystart = Hystart { end_seq: self.hystart.end_seq, ..Hystart::default() };
         self.reduce();
         self.ssthresh = ((self.cwnd * self.cfg.beta).max(2.0) * self.cfg.mss as f64) as u64;
         self.cwnd = 1.0;
@@ -149,6 +238,28 @@ impl CongestionControl for Cubic {
 
     fn on_rtt(&mut self, srtt: Dur) {
         self.srtt = srtt.as_secs_f64();
+    }
+
+    /// HyStart (Linux's `bictcp_acked`, then the round check of
+    /// `bictcp_cong_avoid`).
+    fn on_delay_sample(&mut self, now: Time, rtt: Dur, ack: u64, snd_nxt: u64) {
+        if !self.cfg.hystart {
+            return;
+        }
+        // Linux ignores samples for a second after a congestion-avoidance
+        // epoch begins.
+        if self.epoch.is_some_and(|e| now.saturating_since(e) < Dur::from_secs(1)) {
+            return;
+        }
+        let slow_start = self.segs() < self.ssthresh;
+        let h = &mut self.hystart;
+        h.delay_min = Some(h.delay_min.map_or(rtt, |d| d.min(rtt)));
+        if slow_start && !h.found && self.cwnd >= Hystart::LOW_WINDOW && h.update(now, rtt) {
+            self.ssthresh = self.segs();
+        }
+        if self.segs() < self.ssthresh && ack > self.hystart.end_seq {
+            self.hystart.new_round(now, snd_nxt);
+        }
     }
 
     fn on_idle_restart(&mut self, _now: Time, restart_window: u64) {
@@ -206,5 +317,93 @@ mod tests {
         c.on_congestion_event(Time::ZERO, 0);
         assert!((c.w_max() - 70.0 * 1.7 / 2.0).abs() < 1e-9);
         assert!((c.window() as f64 / mss as f64 - 49.0).abs() < 0.01);
+    }
+
+    /// Slow start from IW 10, one segment per ACK, a window of ACKs in flight:
+    /// each ACK's delay sample first, then the ACK, `gap` apart, with RTT
+    /// `rtt(cwnd in segments)`. Returns the ACK count at which slow start
+    /// ended (if it did within `acks`) and the controller.
+    fn slow_start(hystart: bool, gap: Dur, acks: u64, rtt: impl Fn(u64) -> Dur) -> (Option<u64>, Cubic) {
+        let mss = 1460u64;
+        let mut c = Cubic::new(CubicConfig { initial_window: 10 * mss, byte_counting: false, hystart, ..Default::default() });
+        let mut now = Time::from_ns(1_000_000_000);
+        let mut una = 0;
+        let mut ended = None;
+        for k in 1..=acks {
+            let snd_nxt = una + c.window();
+            now += gap;
+            una += mss;
+            c.on_delay_sample(now, rtt(c.window() / mss), una, snd_nxt);
+            c.on_ack(now, mss, 0);
+            if ended.is_none() && !c.in_slow_start() {
+                ended = Some(k);
+            }
+        }
+        (ended, c)
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_when_a_rounds_delay_rises_by_a_sixteenth() {
+        let mss = 1460;
+        // 5 ms between ACKs: never a train. The RTT is 100 ms until cwnd
+        // reaches 40 segments, then 107 ms: above 100 ms + 100/16 ms.
+        let rtt = |w: u64| Dur::from_ms(if w < 40 { 100 } else { 107 });
+        // Rounds (an ACK past the snd_nxt of the round's first ACK ends one)
+        // start at ACKs 1, 11, 31 and 71, at cwnd 10, 20, 40 and 80. The
+        // third round's first 8 samples (ACKs 32-39; ACK 31's counted in the
+        // round before it) are all 107 ms, so ACK 40 ends slow start, with
+        // cwnd 49 before it.
+        let (ended, c) = slow_start(true, Dur::from_ms(5), 200, rtt);
+        assert_eq!(ended, Some(40));
+        assert_eq!(c.ssthresh(), 49 * mss);
+        // 6 ms more is within the threshold: slow start goes on.
+        let (ended, _) = slow_start(true, Dur::from_ms(5), 200, |w| Dur::from_ms(if w < 40 { 100 } else { 106 }));
+        assert_eq!(ended, None);
+        // Without HyStart nothing ends it.
+        let (ended, c) = slow_start(false, Dur::from_ms(5), 200, rtt);
+        assert_eq!((ended, c.window() / mss), (None, 210));
+    }
+
+    #[test]
+    fn hystart_ends_slow_start_when_an_ack_train_spans_half_the_rtt() {
+        let mss = 1460;
+        // ACKs 1 ms apart, RTT 100 ms throughout: the round starting at ACK
+        // 71 (cwnd 80) is the first whose ACKs span 50 ms, at ACK 121 (cwnd
+        // 130 before it); the round before spans ACKs 31-70, 39 ms.
+        let (ended, c) = slow_start(true, Dur::from_ms(1), 400, |_| Dur::from_ms(100));
+        assert_eq!(ended, Some(121));
+        assert_eq!(c.ssthresh(), 130 * mss);
+        // 3 ms apart is no train (more than 2 ms).
+        let (ended, _) = slow_start(true, Dur::from_ms(3), 400, |_| Dur::from_ms(100));
+        assert_eq!(ended, None);
+    }
+
+    #[test]
+    fn hystart_waits_for_16_segments_and_starts_over_after_a_timeout() {
+        let mss = 1460;
+        // Every sample far above the first: found as soon as cwnd reaches 16
+        // and a round has 8 samples.
+        let first = std::cell::Cell::new(true);
+        let rtt = |_| Dur::from_ms(if first.replace(false) { 100 } else { 200 });
+        // cwnd is 16 before ACK 7: ACKs 7-11 are 5 samples of the first
+        // round, ACKs 12-19 the second's 8, and ACK 20 (cwnd 29) ends slow start.
+        let (ended, mut c) = slow_start(true, Dur::from_ms(5), 100, rtt);
+        assert_eq!(ended, Some(20));
+        assert_eq!(c.ssthresh(), 29 * mss);
+        // A timeout resets HyStart: its minimum RTT is forgotten.
+        c.on_timeout(Time::from_ns(5_000_000_000), 0);
+        assert!(!c.hystart.found && c.hystart.delay_min.is_none());
+    }
+
+    #[test]
+    fn without_byte_counting_slow_start_adds_a_segment_per_ack() {
+        let mss = 1460u64;
+        let mut c = Cubic::new(CubicConfig { initial_window: 10 * mss, byte_counting: false, ..Default::default() });
+        // A delayed ACK for two segments still adds one (Linux's tcp_abc = 0).
+        c.on_ack(Time::ZERO, 2 * mss, 0);
+        assert_eq!(c.window(), 11 * mss);
+        let mut c = Cubic::new(CubicConfig { initial_window: 10 * mss, ..Default::default() });
+        c.on_ack(Time::ZERO, 2 * mss, 0);
+        assert_eq!(c.window(), 12 * mss);
     }
 }

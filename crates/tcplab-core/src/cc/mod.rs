@@ -41,6 +41,11 @@ pub trait CongestionControl {
     fn on_recovery_exit(&mut self, _now: Time) {}
     /// A new smoothed RTT is known.
     fn on_rtt(&mut self, _srtt: Dur) {}
+    /// Every ACK of new data that fully acknowledges a segment never
+    /// retransmitted: `rtt` is that of the newest such segment (Linux's
+    /// `pkts_acked` sample), `ack` the cumulative ACK and `snd_nxt` the next
+    /// byte to send, before this ACK releases new data.
+    fn on_delay_sample(&mut self, _now: Time, _rtt: Dur, _ack: u64, _snd_nxt: u64) {}
     /// The connection was idle for more than an RTO: the window becomes
     /// min(cwnd, `restart_window`) (RFC 5681 section 4.1).
     fn on_idle_restart(&mut self, _now: Time, _restart_window: u64) {}
@@ -139,6 +144,12 @@ impl CongestionControl for AnyCc {
     #[inline]
     fn on_rtt(&mut self, srtt: Dur) {
         dispatch!(self, c => c.on_rtt(srtt))
+    }
+    #[inline]
+    fn on_delay_sample(&mut self, now: Time, rtt: Dur, ack: u64, snd_nxt: u64) {
+        if let AnyCc::Cubic(c) = self {
+            c.on_delay_sample(now, rtt, ack, snd_nxt)
+        }
     }
     #[inline]
     fn on_idle_restart(&mut self, now: Time, restart_window: u64) {

@@ -115,6 +115,8 @@ pub struct TcpConfig {
     pub sack_blocks: u32,
     /// RFC 3465 byte counting (Reno family); otherwise one segment per ACK.
     pub byte_counting: bool,
+    /// CUBIC's HyStart, as Linux's from 2.6.29 (see [`crate::cc::cubic`]).
+    pub hystart: bool,
     /// SYN / SYN-ACK / opening message before data, FIN at the end.
     pub handshake: bool,
     /// Linux 2.4 local congestion: a segment refused by the sending host's
@@ -153,6 +155,7 @@ impl Default for TcpConfig {
             idle_restart: true,
             sack_blocks: 3,
             byte_counting: true,
+            hystart: false,
             handshake: false,
             local_congestion: false,
             hstcp_lookup: HighSpeedLookup::Formula,
@@ -192,6 +195,8 @@ impl TcpConfig {
                 initial_window: self.iw_bytes,
                 initial_ssthresh: self.initial_ssthresh,
                 abc_limit: u64::from(self.abc_limit),
+                byte_counting: self.byte_counting,
+                hystart: self.hystart,
                 ..Default::default()
             })),
         }

@@ -122,10 +122,14 @@ struct Cwr {
 #[derive(Copy, Clone, Debug)]
 struct SbSeg {
     seq: u64,
+    /// When it was first sent.
+    sent: Time,
     len: u32,
     sacked: bool,
     /// Retransmitted during the current recovery.
     retx: bool,
+    /// Ever retransmitted: its ACK gives no delay sample (Karn).
+    resent: bool,
 }
 
 /// ns-2 Sack1's options (see [`SackRecovery::Ns2Sack1`]).
@@ -485,6 +489,7 @@ impl Sender {
                 if let Some(s) = self.scoreboard.get_mut(i) {
                     if s.seq == seq {
                         s.retx = true;
+                        s.resent = true;
                     }
                 }
             }
@@ -493,7 +498,7 @@ impl Sender {
                 self.timed = Some((seq + len, now));
             }
             if self.recovery == Recovery::Sack {
-                self.scoreboard.push_back(SbSeg { seq, len: len as u32, sacked: false, retx: false });
+                self.scoreboard.push_back(SbSeg { seq, sent: now, len: len as u32, sacked: false, retx: false, resent: false });
             }
         }
         self.last_send = Some(now);
@@ -612,8 +617,15 @@ impl Sender {
             // ns-2's NewReno counts duplicate ACKs on across a partial ACK.
             self.dupacks = 0;
         }
-        while self.scoreboard.front().is_some_and(|s| s.seq + u64::from(s.len) <= ack) {
+        let mut newest = None;
+        while let Some(s) = self.scoreboard.front().filter(|s| s.seq + u64::from(s.len) <= ack) {
+            if !s.resent {
+                newest = Some(s.sent);
+            }
             self.scoreboard.pop_front();
+        }
+        if let Some(sent) = newest {
+            self.cc.on_delay_sample(now, now.saturating_since(sent), ack, self.snd_nxt);
         }
         let mut partial = false;
         if self.in_recovery {
@@ -1227,6 +1239,44 @@ mod tests {
             assert_eq!(s.cc.window(), expected);
             assert_eq!(out.len() as u64, expected / MSS);
         }
+    }
+
+    #[test]
+    fn a_delay_sample_is_the_newest_fully_acked_segment_never_retransmitted() {
+        use crate::tcp::config::CcKind;
+        let min_rtt = |s: &Sender| match &s.cc {
+            AnyCc::Cubic(c) => c.hystart_min_rtt(),
+            _ => unreachable!(),
+        };
+        let cfg = TcpConfig { iw_bytes: 4 * MSS, cc: CcKind::Cubic, hystart: true, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 4);
+        // Half a segment acknowledged: no segment is fully acknowledged.
+        out.clear();
+        s.on_ack(Time::from_ns(90_000_000), MSS / 2, &[], &mut out);
+        assert_eq!(min_rtt(&s), None);
+        // Segments 1-2 at 150 ms: their newest was sent at 0.
+        out.clear();
+        s.on_ack(Time::from_ns(150_000_000), 2 * MSS, &[], &mut out);
+        assert_eq!(min_rtt(&s), Some(Dur::from_ms(150)));
+        // Segments 3 and 4 were sent at 0, the two new ones at 150 ms; those
+        // come back at 270 ms: 120 ms.
+        let sent = out.len() as u64;
+        out.clear();
+        s.on_ack(Time::from_ns(270_000_000), (4 + sent) * MSS, &[], &mut out);
+        assert_eq!(min_rtt(&s), Some(Dur::from_ms(120)));
+        // A timeout forgets it; the go-back-N resend's ACK gives no sample.
+        let t = Time::from_ns(5_000_000_000);
+        out.clear();
+        s.on_timeout(t, &mut out);
+        assert_eq!(min_rtt(&s), None);
+        assert_eq!(out.len(), 1);
+        let resent_end = s.snd_nxt();
+        out.clear();
+        s.on_ack(t + Dur::from_ms(10), resent_end, &[], &mut out);
+        assert_eq!(min_rtt(&s), None, "Karn: a retransmitted segment gives no sample");
     }
 
     #[test]
