@@ -105,6 +105,19 @@ def test_the_efficiency_capacity_c_for_each_mss() -> None:
     assert round(goyal98.capacity_bps(9180) / 1e6, 2) == 40.39
 
 
+def test_fluid_shares_water_fill_at_every_instant() -> None:
+    # Capacity 10 for 10 s. Client 0 asks 30 at 0, client 1 asks 10 at 1,
+    # client 2 asks 100 at 8. 0-1 s: client 0 alone gets 10; 1-3 s: 5 each, and
+    # client 1 is done; 3-4 s: client 0 gets its last 10; idle until 8; 8-10 s:
+    # client 2 gets 20.
+    got = goyal98.fluid_shares([(8.0, 2, 100.0), (0.0, 0, 30.0), (1.0, 1, 10.0)], 3, 10.0, 10.0)
+    assert got.tolist() == pytest.approx([30.0, 10.0, 20.0])
+    # Shares of the totals ignore when the demand came: client 2 would be owed 60.
+    assert goyal98.waterfill([30, 10, 100], 100).tolist() == [30.0, 10.0, 60.0]
+    # Two clients asking at once share equally until the smaller is done.
+    assert goyal98.fluid_shares([(0.0, 0, 4.0), (0.0, 1, 100.0)], 2, 2.0, 10.0).tolist() == pytest.approx([4.0, 16.0])
+
+
 def test_max_min_shares_by_water_filling() -> None:
     # Capacity 10 among demands 1, 2, 8, 9: 1 and 2 are met, then 7 is split: 3.5 each.
     assert goyal98.waterfill([8, 1, 9, 2], 10).tolist() == [3.5, 1.0, 3.5, 2.0]
