@@ -250,6 +250,24 @@ def test_hystart_leaves_slow_start_before_the_queue_overflows() -> None:
     assert got == {False: (145, 50, 1, 3_004_680), True: (0, 26, 0, 3_555_100)}
 
 
+def test_the_readme_example_of_hystart() -> None:
+    import pathlib
+    import re
+    import tomllib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = next(b for b in re.findall(r"```toml\n(.*?)```", text, re.S) if "hystart" in b)
+    tcp = tomllib.loads(block)["tcp"]
+    assert tcp == {"cc": "cubic", "hystart": True, "iw": 10, "byte_counting": False, "window": "4MB"}
+    drops = {}
+    for hystart in (False, True):
+        sc = {"sim": {"duration": "3s", "seed": 1},
+              "topology": {"type": "dumbbell", "left": 1, "right": 1, "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": "50pkt"}},
+              "tcp": {**tcp, "hystart": hystart}, "apps": [{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}]}  # fmt: skip
+        drops[hystart] = int(tcplab.run(sc).links.drops.sum())
+    assert drops == {False: 145, True: 0}
+
+
 # ------------------------------------------------------------------ instrumentation
 
 def test_periodic_trace_rows_and_throughput() -> None:
