@@ -144,3 +144,15 @@ def test_one_ftp_file_takes_as_long_as_in_ns2s_baytcp() -> None:
     # The next file starts when the last one ends, so each takes the same time.
     assert np.allclose(f.start_s.iloc[1:4].to_numpy(), f.end_s.iloc[0:3].to_numpy())
     assert np.allclose(f.fct_s.iloc[1:4], 7.630736, atol=1e-6)
+
+
+def test_per_run_selects_runs_by_id_in_their_order(tmp_path) -> None:
+    cfgs = [({"webs": 8, "ftps": f, "iw": 1}, rfc2415.scenario(8, f, 1, "1.0", duration="10s")) for f in (0, 1)]
+    store = str(tmp_path / "s.duckdb")
+    sw = sweep_from_configs("t", store, cfgs, 1)
+    run_sweep(sw, jobs=1, progress=False)
+    a, b = (r.run_id for r in sw.runs)
+    assert list(rfc2415.per_run(store, None, [b, a]).run_id) == [b, a]
+    assert list(rfc2415.per_run(store, None, [a, b, a]).ftps) == [0, 1]
+    assert list(rfc2415.per_run(store, "other", [b]).run_id) == []
+    assert list(rfc2415.per_run(store, None, [b]).ftps) == [1]

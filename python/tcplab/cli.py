@@ -228,16 +228,29 @@ def _print_df(df: Any, title: str) -> None:
 @click.argument("study", type=click.Choice(["rfc2415", "iw10", "hstcp", "goyal98"]))
 @click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (about a minute on 2 cores).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
-@click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out).")
+@click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out; with --set, STUDY-out-FIELD=VALUE).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool) -> None:
+@click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
+              help="Set a scenario field in every run of the study (repeatable), e.g. --set tcp.cc=cubic.")
+def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool, sets: tuple[str, ...]) -> None:
     """Reproduce a classic study: its tables next to the published ones,
     figures, CSVs and a Markdown report. Results go through the sweep
-    machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs."""
+    machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs. With
+    --set, a variation of the study: the fields are set in every run, and
+    the report compares the variation with the published results."""
     import importlib
 
+    from .studies.common import variation_dir
+
+    overrides = _parse_sets(sets)
     mod = importlib.import_module(f".studies.{study}", __package__)
-    mod.reproduce(quick=quick, jobs=jobs, out=out or f"{study}-out", progress=not quiet, console=_console(180))
+    try:
+        mod.reproduce(quick=quick, jobs=jobs, out=out or variation_dir(study, overrides), progress=not quiet, console=_console(180),
+                      overrides=overrides)  # fmt: skip
+    except ScenarioError as e:
+        _fail(str(e))
+    except TcplabError as e:
+        _fail(str(e), 1)
 
 
 @main.command("export")

@@ -10,8 +10,11 @@ the formatting helpers do the rest.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -36,23 +39,109 @@ class StudyRun:
     #: sensitivity variant that changes some configurations only) keeps that
     #: sweep's name in the store, so select a sweep's runs by these ids.
     run_ids: tuple[str, ...] = ()
+    #: The scenario fields the user set in every run (`tcplab reproduce --set`).
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
+         overrides: dict[str, Any] | None) -> list[tuple[dict[str, Any], dict[str, Any]]]:  # fmt: skip
+    """The study's (factor levels, scenario) pairs with the user's scenario
+    fields set in each (`tcplab reproduce --set`), each validated. An override
+    that sets what the study varies, so that two of its configurations become
+    one run, is refused, naming the field and the levels it would merge."""
+    if not overrides:
+        return configs
+    from ..errors import FieldProblem, ScenarioError
+    from ..scenario.loading import apply_overrides, validate
+
+    try:
+        out = [(levels, apply_overrides(doc, overrides)) for levels, doc in configs]
+    except ScenarioError as e:
+        raise ScenarioError(e.problems, f"{study} with --set") from None
+    seen: dict[str, int] = {}
+    for i, (levels, doc) in enumerate(out):
+        validate(doc, f"{study} with --set")
+        key = json.dumps(doc, sort_keys=True)
+        j = seen.setdefault(key, i)
+        if j == i:
+            continue
+        a, b = configs[j][1], configs[i][1]
+        varied = [p for p in overrides if _at(a, p) != _at(b, p)] or list(overrides)
+        raise ScenarioError([FieldProblem(
+            p, f"{study} varies this field ({_at(a, p)!r} in {configs[j][0]}, {_at(b, p)!r} in {configs[i][0]}); "
+            "setting it makes those configurations one run: set a field the study keeps fixed", overrides[p], True) for p in varied],
+            f"{study} with --set")  # fmt: skip
+    return out
+
+
+def _at(doc: Any, path: str) -> Any:
+    """The value at dotted `path` in `doc`, or None where there is none."""
+    for part in path.split("."):
+        if isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
+            doc = doc[int(part)]
+        elif isinstance(doc, dict) and part in doc:
+            doc = doc[part]
+        else:
+            return None
+    return doc
+
+
+def variation_suffix(overrides: dict[str, Any] | None) -> str:
+    """What a variation adds to its sweep's name: `-set-` and a hash of the overrides."""
+    if not overrides:
+        return ""
+    return "-set-" + hashlib.sha256(json.dumps(overrides, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def variation_dir(study: str, overrides: dict[str, Any] | None) -> str:
+    """The default output directory: STUDY-out, or for a variation STUDY-out-
+    and its fields (`iw10-out-tcp.cc=cubic`; their hash when they are long or
+    a value is a table or list)."""
+    if not overrides:
+        return f"{study}-out"
+    slug = re.sub(r"[^A-Za-z0-9._=,+-]", "_", ",".join(f"{k}={_as_typed(v)}" for k, v in overrides.items()))
+    if len(slug) > 60 or any(isinstance(v, (dict, list)) for v in overrides.values()):
+        slug = variation_suffix(overrides)[5:]
+    return f"{study}-out-{slug}"
+
+
+def _as_typed(value: Any) -> str:
+    """A --set value as a user types it: text bare, anything else as JSON (`true`, `4`)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def variation_note(overrides: dict[str, Any]) -> list[str]:
+    """The report's paragraph on a variation (nothing for the study as published)."""
+    if not overrides:
+        return []
+    sets = " ".join(f"--set {k}={_as_typed(v)}" for k, v in overrides.items())
+    return [
+        f"**A variation of the study** (`{sets}`). Every run, the sensitivity rows' included, had these scenario fields "
+        "set; where the text below describes the study's own setup, these values replace it. The published numbers and "
+        "the checks are the study's, so they compare this variation with the published results. A sensitivity row that "
+        "varies one of these fields shows the value set here.",
+        "",
+    ]
 
 
 def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, quick: bool,
-                out: str | Path, jobs: int | None, progress: bool, variant: str = "") -> StudyRun:  # fmt: skip
+                out: str | Path, jobs: int | None, progress: bool, variant: str = "",
+                overrides: dict[str, Any] | None = None) -> StudyRun:  # fmt: skip
     """Run (factor levels, scenario) pairs, `replications` times each, into
-    OUT/STUDY.duckdb, as the sweep STUDY-quick or STUDY-full (plus `variant`)."""
+    OUT/STUDY.duckdb, as the sweep STUDY-quick or STUDY-full (plus `variant`,
+    and for a variation a hash of `overrides`, the fields set in every run)."""
     from ..runner import run_sweep
     from ..sweep import sweep_from_configs
 
     out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
     store = str(out_dir / f"{study}.duckdb")
-    name = f"{study}-{'quick' if quick else 'full'}{variant}"
+    name = f"{study}-{'quick' if quick else 'full'}{variant}{variation_suffix(overrides)}"
     t0 = time.perf_counter()
-    sw = sweep_from_configs(name, store, configs, replications, seed=1)
+    sw = sweep_from_configs(name, store, vary(study, configs, overrides), replications, seed=1)
+    out_dir.mkdir(parents=True, exist_ok=True)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
-    return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs))
+    return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs),
+                    dict(overrides or {}))  # fmt: skip
 
 
 def want_runs(con: Any, run_ids: "Any") -> None:
@@ -91,7 +180,14 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
     """Write the tables as CSV and the report, and print the checks."""
     for n, df in tables.items():
         df.to_csv(run.out_dir / f"{n}.csv", index=False)
-    (run.out_dir / "report.md").write_text(report_text())
+    text = report_text()
+    if run.overrides:  # the variation's paragraph below the title
+        title, _, rest = text.partition("\n\n")
+        text = "\n\n".join([title, "\n".join(variation_note(run.overrides)).rstrip(), rest])
+    (run.out_dir / "report.md").write_text(text)
+    if run.overrides:
+        console.print(f"A variation ({' '.join(f'--set {k}={_as_typed(v)}' for k, v in run.overrides.items())} in every run), "
+                      "checked against the published results:")  # fmt: skip
     for label, ok, detail in results:
         console.print(f"{'[green]PASS' if ok else '[red]FAIL'}[/] {label}: {detail}")
     figs = ", ".join(p.name for p in figures)

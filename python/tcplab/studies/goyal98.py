@@ -462,7 +462,7 @@ SENSITIVITY = [
 ]
 
 
-def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFrame":
+def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: dict[str, Any] | None = None) -> "pd.DataFrame":
     """Each modelling choice varied alone: how many checks hold, and the shares behind them."""
     import pandas as pd
 
@@ -472,7 +472,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFr
         if "window" in kw:
             for levels, sc in cfgs:
                 sc["tcp"]["window"] = f"{kw['window'] * bdp_bytes(levels['link'])}B"
-        run = run_configs("goyal98", cfgs, 1, False, out, jobs, progress, variant="-" + name.split()[0].lower())
+        run = run_configs("goyal98", cfgs, 1, False, out, jobs, progress, variant="-" + name.split()[0].lower(), overrides=overrides)
         per = per_run(run.store, run.run_ids)
         an = analyses(per)
         alloc, cl = allocation_checks(an), claims(per, an)
@@ -487,11 +487,11 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFr
     return pd.DataFrame(rows)
 
 
-def cell_cost(link: str = "geo") -> dict[str, float]:
+def cell_cost(link: str = "geo", overrides: dict[str, Any] | None = None) -> dict[str, float]:
     """Events, cells and wall time per simulated second on `link`'s largest buffer (SACK, EPD)."""
     from ..api import run
 
-    res = run(scenario(link, "sack", LINKS[link]["buffers"][-1], "epd"))
+    res = run(scenario(link, "sack", LINKS[link]["buffers"][-1], "epd"), overrides=overrides)
     e = res.engine
     sim = float(e["sim_seconds"])
     return {"events_per_sim_s": e["events"] / sim, "cells_per_sim_s": float(res.ports.cells_in.sum()) / sim,
@@ -676,15 +676,17 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
     return "\n".join(lines)
 
 
-def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "goyal98-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
+def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "goyal98-out", progress: bool = True, console: Any = None,
+              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run the full factorial on each link (quick: one replication, else
     five), print the allocation of variation and the claims, and write
-    CSVs, figures and report.md."""
+    CSVs, figures and report.md; `overrides` (dotted scenario paths) are set
+    in every run."""
     from rich.console import Console
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress)
+    run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress, overrides=overrides)
     per = per_run(run.store, run.run_ids)
     an = analyses(per)
     alloc = allocation_checks(an)
@@ -693,8 +695,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     print_table(console, "Efficiency and fairness by configuration (means over replications)", config_table(per), ".3f")
     held = sum(ok for _, ok, _ in cl)
     results = alloc + cl + [(f"at least 7 of the slides' 9 claims hold", held >= 7, f"{held} of 9")]
-    cost = cell_cost()
-    sens = None if quick else sensitivity(out, jobs, progress)
+    cost = cell_cost(overrides=overrides)
+    sens = None if quick else sensitivity(out, jobs, progress, overrides)
     if sens is not None:
         print_table(console, "Sensitivity to the modelling choices (one replication each)", sens)
     figs = figures(per, an, run.out_dir)

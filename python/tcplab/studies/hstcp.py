@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, StudyRun, check_lines, finish, md_table, print_table
+from .common import Check, StudyRun, check_lines, finish, md_table, print_table, vary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -169,14 +169,16 @@ def metrics(res: Any) -> dict[str, float]:
     }
 
 
-def run_all(configs: list[tuple[dict[str, Any], dict[str, Any]]]) -> tuple["pd.DataFrame", dict[tuple[str, int], "pd.DataFrame"]]:
-    """Run each (levels, scenario): per-run metrics and each run's web100 table."""
+def run_all(configs: list[tuple[dict[str, Any], dict[str, Any]]],
+            overrides: dict[str, Any] | None = None) -> tuple["pd.DataFrame", dict[tuple[str, int], "pd.DataFrame"]]:  # fmt: skip
+    """Run each (levels, scenario), with `overrides` set in each: per-run
+    metrics and each run's web100 table."""
     import pandas as pd
 
     from ..api import run
 
     rows, series = [], {}
-    for levels, sc in configs:
+    for levels, sc in vary("hstcp", configs, overrides):
         res = run(sc)
         rows.append({**levels, **metrics(res)})
         series[(levels["stack"], levels["seed"])] = res.web100
@@ -253,7 +255,7 @@ SENSITIVITY = [
 ]
 
 
-def sensitivity() -> "pd.DataFrame":
+def sensitivity(overrides: dict[str, Any] | None = None) -> "pd.DataFrame":
     """Each modelling choice varied alone (seed 1): what moves."""
     import pandas as pd
 
@@ -261,7 +263,7 @@ def sensitivity() -> "pd.DataFrame":
 
     rows = []
     for name, kw in SENSITIVITY:
-        ms = {st: metrics(run(scenario(st, **kw))) for st in STACKS}
+        ms = {lv["stack"]: metrics(run(sc)) for lv, sc in vary("hstcp", [({"stack": st}, scenario(st, **kw)) for st in STACKS], overrides)}
         s, h = ms["standard"], ms["hstcp"]
         rows.append({
             "variant": name, "peak kB": round(s["cwnd_peak_kB"]), "mean kB (std/hs)": f"{s['cwnd_mean_kB']:.0f} / {h['cwnd_mean_kB']:.0f}",
@@ -375,27 +377,30 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
     return "\n".join(lines)
 
 
-def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "hstcp-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
+def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "hstcp-out", progress: bool = True, console: Any = None,
+              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run both stacks (quick: one run each, else three seeds), print the
-    study's numbers against ours, and write figures, CSVs and report.md.
+    study's numbers against ours, and write figures, CSVs and report.md;
+    `overrides` (dotted scenario paths) are set in every run.
     `jobs` and `progress` are accepted for the CLI's uniformity; the runs
     take milliseconds and run in this process."""
     from rich.console import Console
 
     console = console or Console()
     out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
     seeds = 1 if quick else 3
     t0 = time.perf_counter()
-    per, series = run_all(configurations(seeds))
-    sens = sensitivity()
+    per, series = run_all(configurations(seeds), overrides)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sens = sensitivity(overrides)
     wall = time.perf_counter() - t0
     cmp = compare(per)
     results = checks(per)
     print_table(console, "The study's numbers against ours", cmp)
     print_table(console, "Sensitivity (seed 1)", sens)
     figs = figures(series, out_dir)
-    run = StudyRun(out_dir, store="", sweep=f"hstcp-{'quick' if quick else 'full'}", runs=len(per) + 2 * len(SENSITIVITY), skipped=0, wall_s=wall)
+    run = StudyRun(out_dir, store="", sweep=f"hstcp-{'quick' if quick else 'full'}", runs=len(per) + 2 * len(SENSITIVITY), skipped=0, wall_s=wall,
+                   overrides=dict(overrides or {}))  # fmt: skip
     meta = {"runs": run.runs, "seeds": seeds, "wall_s": wall}
     tabs = {"per_run": per, "comparison": cmp, "sensitivity": sens}
     return finish(run, tabs, results, lambda: report(per, cmp, results, sens, figs, meta), console, figs)

@@ -492,14 +492,16 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
     return "\n".join(lines)
 
 
-def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "iw10-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
+def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "iw10-out", progress: bool = True, console: Any = None,
+              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run every case (quick: 10 replications), print the summary tables in the
-    slides' layout beside the slides' signs, and write CSVs, box plots and a report."""
+    slides' layout beside the slides' signs, and write CSVs, box plots and a
+    report; `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("iw10", configurations(), mode["replications"], quick, out, jobs, progress)
+    run = run_configs("iw10", configurations(), mode["replications"], quick, out, jobs, progress, overrides=overrides)
     per = per_run(run.store, run.run_ids)
     t = tables(per)
     results = checks(t, per)
@@ -507,7 +509,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
         print_table(console, f"{title}: + IW10 better, - worse, 0 within the noise band (25th, 50th, 75th percentile)", g)
     cmp = t["slides"]
     print_table(console, "The slides' three-sign cells against ours", cmp[["table", "workload", "burst", "profile", "buffer", "n", "signs", "ours", "median_agrees"]])
-    sens = sensitivity(results, mode["replications"], quick, out, jobs, progress)
+    sens = sensitivity(results, mode["replications"], quick, out, jobs, progress, overrides)
     print_table(console, "Sensitivity to the choices the slides leave open", sens)
     figs = figures(per, run.out_dir)
     meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s}
@@ -515,7 +517,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
     return finish(run, tabs, results, lambda: report(t, per, results, meta, figs, sens), console, figs)
 
 
-def sensitivity(main: list[Check], reps: int, quick: bool, out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFrame":
+def sensitivity(main: list[Check], reps: int, quick: bool, out: str | Path, jobs: int | None, progress: bool,
+                overrides: dict[str, Any] | None = None) -> "pd.DataFrame":  # fmt: skip
     """The checks again with the later burst's start drawn from other ranges
     and with Linux's congestion controls of 2010 (SENSITIVITY_REPS
     replications each), and with a server per flow (`reps` replications, the
@@ -538,7 +541,7 @@ def sensitivity(main: list[Check], reps: int, quick: bool, out: str | Path, jobs
         for label, tcp in CC_VARIANTS:
             variants.append((LATER_START_RTTS, False, label, tcp, SENSITIVITY_REPS, "-" + label.lower().replace(" + ", "-")))
         for rng, per_flow, cc, tcp, n, name in variants:
-            run = run_configs("iw10", configurations(rng, per_flow, tcp), n, quick, out, jobs, progress, variant=name)
+            run = run_configs("iw10", configurations(rng, per_flow, tcp), n, quick, out, jobs, progress, variant=name, overrides=overrides)
             per = per_run(run.store, run.run_ids)
             t = tables(per)
             rows.append(row(rng, per_flow, cc, n, checks(t, per)))

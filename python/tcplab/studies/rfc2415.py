@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from .common import check_lines, finish, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import pandas as pd
 
 #: The model's parameters that the RFC does not give. Each is either taken
@@ -261,10 +263,11 @@ WHERE r.status = 'ok' AND (CAST(? AS VARCHAR) IS NULL OR r.sweep = ?)
 """
 
 
-def per_run(store_path: str, sweep_name: str | None = "rfc2415") -> "pd.DataFrame":
-    """One row per run: the factors and the RFC's metrics. Goodput is in MB
-    per 360 s (the RFC's run length), whatever the run's length; network
-    power is goodput (MB) over median delay (s)."""
+def per_run(store_path: str, sweep_name: str | None = "rfc2415", run_ids: "Sequence[str] | None" = None) -> "pd.DataFrame":
+    """One row per run (of the sweep `sweep_name`, every sweep if None; or
+    only `run_ids`, in their order): the factors and the RFC's metrics. Goodput is
+    in MB per 360 s (the RFC's run length), whatever the run's length;
+    network power is goodput (MB) over median delay (s)."""
     import json
 
     import duckdb
@@ -275,6 +278,9 @@ def per_run(store_path: str, sweep_name: str | None = "rfc2415") -> "pd.DataFram
         df = con.execute(PER_RUN_SQL, [sweep_name, sweep_name]).df()
     finally:
         con.close()
+    if run_ids is not None:  # in the order of run_ids (of the configurations), whatever the store's
+        pos = {rid: i for i, rid in enumerate(dict.fromkeys(run_ids))}
+        df = df[df.run_id.isin(pos)].sort_values("run_id", key=lambda c: c.map(pos)).reset_index(drop=True)
     facs = pd.DataFrame([json.loads(f) for f in df.pop("factors")])
     df = pd.concat([facs, df], axis=1)
     scale = 360.0 / df.sim_seconds / 1e6
@@ -555,7 +561,7 @@ def _sensitivity_cal(kw: dict[str, Any]) -> dict[str, Any]:
     return cal
 
 
-def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFrame":
+def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: dict[str, Any] | None = None) -> "pd.DataFrame":
     """Each free parameter varied alone: its effect on Table 1's IW-1 delay and
     IW-3 decrease, and on Table 2's utilization and drop rate."""
     import numpy as np
@@ -567,15 +573,13 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool) -> "pd.DataFr
             for iw in (1, 3):
                 levels = {"variant": k, "webs": webs, "ftps": ftps, "iw": iw}
                 cfgs.append((levels, scenario(webs, ftps, iw, "1.0", duration=FULL["duration"], calibration=_sensitivity_cal(kw))))
-    from ..sweep import sweep_from_configs
-
-    run = run_configs("rfc2415", cfgs, 1, False, out, jobs, progress, variant="-sensitivity")
+    run = run_configs("rfc2415", cfgs, 1, False, out, jobs, progress, variant="-sensitivity", overrides=overrides)
     # A run identical to one already stored (the calibrated model's, or a
-    # variant that changes nothing in a row) is stored once: look runs up by id.
+    # variant that changes nothing in a row) is stored once: look runs up by
+    # id (one replication: the runs are in the configurations' order).
     metrics = per_run(run.store, None).drop(columns=["variant", "webs", "ftps", "iw", "part", "http", "queue", "mix"], errors="ignore")
     metrics = metrics.drop_duplicates("run_id").set_index("run_id")
-    sw = sweep_from_configs(run.sweep, run.store, cfgs, 1, seed=1)
-    per = pd.DataFrame([{**r.factors, **metrics.loc[r.run_id].to_dict()} for r in sw.runs])
+    per = pd.DataFrame([{**levels, **metrics.loc[rid].to_dict()} for (levels, _), rid in zip(cfgs, run.run_ids, strict=True)])
     rows = []
     scored = [(w, f) for w, f in ROWS if f >= 1 and not (w == 32 and f <= 2)]
     for k, (name, _) in enumerate(SENSITIVITY):
@@ -771,20 +775,22 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
     return "\n".join(lines)
 
 
-def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "rfc2415-out", progress: bool = True, console: Any = None) -> dict[str, Any]:
+def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "rfc2415-out", progress: bool = True, console: Any = None,
+              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
     """Run the whole study (or its quick form), print Tables 1-6 against the
-    RFC's, and write CSVs, Figures 1-4 and a Markdown report into `out`."""
+    RFC's, and write CSVs, Figures 1-4 and a Markdown report into `out`;
+    `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("rfc2415", configurations(mode["duration"]), mode["replications"], quick, out, jobs, progress)
-    per = per_run(run.store, run.sweep)
+    run = run_configs("rfc2415", configurations(mode["duration"]), mode["replications"], quick, out, jobs, progress, overrides=overrides)
+    per = per_run(run.store, None, run.run_ids)
     t = tables(per)
     results = checks(t, per)
     print_tables(t, console)
     figs = figures(t, run.out_dir)
-    sens = None if quick else sensitivity(out, jobs, progress)
+    sens = None if quick else sensitivity(out, jobs, progress, overrides)
     tabs = dict(t)
     if sens is not None:
         tabs["sensitivity"] = sens

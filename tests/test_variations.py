@@ -1,0 +1,127 @@
+"""A user's variation of a reproduced study (`tcplab reproduce STUDY --set
+FIELD=VALUE`): the field is set in every run, the runs land beside the
+study's own in the store, and a bad or self-defeating field is refused
+before anything runs."""
+
+from __future__ import annotations
+
+import duckdb
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from tcplab.api import run
+from tcplab.cli import main
+from tcplab.errors import ScenarioError
+from tcplab.studies import hstcp
+from tcplab.studies.common import run_configs, variation_dir, variation_suffix, vary
+from tcplab.sweep import sweep_from_configs
+
+
+def _bulk(rate: str) -> dict:
+    return {
+        "sim": {"duration": "3s", "seed": 1},
+        "topology": {"type": "dumbbell", "left": 1, "right": 1, "bottleneck": {"rate": rate, "delay": "10ms", "queue": "20pkt"}},
+        "tcp": {"cc": "reno"},
+        "apps": [{"type": "bulk", "name": "f", "src": "s0", "dst": "k0", "size": "inf"}],
+    }
+
+
+CONFIGS = [({"rate": r}, _bulk(r)) for r in ("2Mbps", "5Mbps")]
+
+
+def test_a_variation_sets_its_fields_in_every_run_beside_the_studys_own(tmp_path) -> None:
+    over = {"sim.duration": "1s", "tcp.cc": "newreno"}
+    base = run_configs("t", CONFIGS, 2, True, tmp_path, 1, False)
+    var = run_configs("t", CONFIGS, 2, True, tmp_path, 1, False, overrides=over)
+    assert base.sweep == "t-quick" and var.sweep == "t-quick" + variation_suffix(over)
+    assert variation_suffix(over) == variation_suffix(dict(reversed(over.items()))) and len(variation_suffix(over)) == 13
+    assert var.overrides == over and base.overrides == {}
+    # The variation's runs are the study's scenarios with the fields set.
+    want = [{**c, "sim": {"duration": "1s", "seed": 1}, "tcp": {"cc": "newreno"}} for _, c in CONFIGS]
+    ids = sweep_from_configs(var.sweep, var.store, list(zip([lv for lv, _ in CONFIGS], want)), 2).runs
+    assert var.run_ids == tuple(r.run_id for r in ids)
+    assert set(var.run_ids).isdisjoint(base.run_ids) and var.runs == 4 and var.skipped == 0
+    con = duckdb.connect(var.store, read_only=True)
+    try:
+        rows = con.execute("SELECT sweep, sim_seconds, count(*) FROM runs GROUP BY ALL ORDER BY sweep").fetchall()
+        ccs = con.execute("SELECT DISTINCT r.sweep, f.cc FROM flows f JOIN runs r USING (run_id) ORDER BY r.sweep").fetchall()
+    finally:
+        con.close()
+    assert rows == [("t-quick", 3.0, 4), (var.sweep, 1.0, 4)]
+    assert ccs == [("t-quick", "reno"), (var.sweep, "newreno")]
+    # A rerun of the variation reuses every stored run.
+    again = run_configs("t", CONFIGS, 2, True, tmp_path, 1, False, overrides=over)
+    assert again.run_ids == var.run_ids and again.skipped == 4
+
+
+def test_setting_what_the_study_varies_is_refused_naming_the_levels() -> None:
+    with pytest.raises(ScenarioError) as e:
+        vary("t", CONFIGS, {"sim.duration": "1s", "topology.bottleneck.rate": "1Mbps"})
+    (p,) = e.value.problems
+    assert p.field == "topology.bottleneck.rate" and p.value == "1Mbps"
+    assert p.message.startswith("t varies this field ('2Mbps' in {'rate': '2Mbps'}, '5Mbps' in {'rate': '5Mbps'})")
+    assert e.value.source == "t with --set"
+    # A field inside what the study varies merges nothing and is allowed.
+    assert [d["topology"]["bottleneck"] for _, d in vary("t", CONFIGS, {"topology.bottleneck.queue": "5pkt"})] == [
+        {"rate": "2Mbps", "delay": "10ms", "queue": "5pkt"}, {"rate": "5Mbps", "delay": "10ms", "queue": "5pkt"}]  # fmt: skip
+    assert vary("t", CONFIGS, {}) is CONFIGS
+
+
+def test_the_default_output_directory_names_the_variation() -> None:
+    assert variation_dir("iw10", {}) == "iw10-out"
+    assert variation_dir("iw10", {"tcp.cc": "cubic", "tcp.hystart": True}) == "iw10-out-tcp.cc=cubic,tcp.hystart=true"
+    assert variation_dir("iw10", {"apps.1.start": "2 s"}) == "iw10-out-apps.1.start=2_s"
+    table = {"apps.0.think": {"type": "uniform", "min": "1s"}}
+    assert variation_dir("goyal98", table) == "goyal98-out-" + variation_suffix(table)[5:]
+    long = {f"topology.bottleneck.field{i}": "x" * 10 for i in range(3)}
+    assert variation_dir("rfc2415", long) == "rfc2415-out-" + variation_suffix(long)[5:] and len(variation_suffix(long)[5:]) == 8
+
+
+def test_cli_reproduces_a_variation_of_a_study(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", "-q", "--set", "sim.duration=2s"])
+    assert res.exit_code == 0, res.output
+    out = tmp_path / "hstcp-out-sim.duration=2s"
+    per = pd.read_csv(out / "per_run.csv").set_index("stack")
+    # Each row is what the study's own scenario gives with the field set.
+    for stack in hstcp.STACKS:
+        direct = hstcp.metrics(run(hstcp.scenario(stack, seed=1), overrides={"sim.duration": "2s"}))
+        assert per.loc[stack, "throughput_Mbps"] == pytest.approx(direct["throughput_Mbps"], rel=1e-12)
+        assert per.loc[stack, "peaks"] == direct["peaks"]
+    full = hstcp.metrics(run(hstcp.scenario("standard", seed=1)))
+    assert per.loc["standard", "throughput_Mbps"] != pytest.approx(full["throughput_Mbps"], rel=1e-6)
+    report = (out / "report.md").read_text()
+    assert report.splitlines()[2].startswith("**A variation of the study** (`--set sim.duration=2s`). Every run, the sensitivity rows' included")
+    assert not (tmp_path / "hstcp-out").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["iw10", "--set", "tcp.ccc=1"], "error: invalid scenario in iw10 with --set: tcp.ccc: unknown field; allowed fields here: cc, iw,"),
+        (["iw10", "--set", "tcp.iw=4"], "error: invalid scenario in iw10 with --set: tcp.iw = 4: iw10 varies this field (3 in {'workload': 'n+n', 'profile': 'edge', 'buffer': 'bdp', 'n': 1, 'iw': 3}, 10 in"),
+        (["hstcp", "--set", "tcp.cc=reno"], "error: invalid scenario in hstcp with --set: tcp.cc = 'reno': hstcp varies this field ('sack' in {'stack': 'standard', 'seed': 1}, 'highspeed' in"),
+        (["goyal98", "--set", "apps.500.size=1kB"], "error: invalid scenario in goyal98 with --set: apps.500: no such list element; indices 0..99"),
+        (["rfc2415", "--set", "tcp.mss"], "error: --set 'tcp.mss': expected FIELD=VALUE"),
+    ],
+)
+def test_a_bad_variation_exits_2_before_running_anything(tmp_path, monkeypatch, args, says) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["reproduce", *args, "--quick", "-q"])
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith(says), res.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_readme_error_example_is_what_the_command_prints(tmp_path, monkeypatch) -> None:
+    import pathlib
+    import shlex
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    lines = text.split("## Your own variations of a study", 1)[1].splitlines()
+    i = next(k for k, ln in enumerate(lines) if ln.startswith("$ tcplab reproduce"))
+    argv = shlex.split(lines[i][2:])[1:]
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, argv)
+    assert res.exit_code == 2 and res.output == lines[i + 1] + "\n"
