@@ -5,11 +5,14 @@ before anything runs."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+import tcplab
 from tcplab.api import run
 from tcplab.cli import main
 from tcplab.errors import ScenarioError
@@ -125,3 +128,63 @@ def test_the_readme_error_example_is_what_the_command_prints(tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)
     res = CliRunner().invoke(main, argv)
     assert res.exit_code == 2 and res.output == lines[i + 1] + "\n"
+
+
+@pytest.mark.parametrize("study", ["rfc2415", "iw10", "hstcp", "goyal98"])
+def test_exported_scenarios_are_the_runs_the_study_makes(tmp_path, study) -> None:
+    import importlib
+    import tomllib
+
+    from tcplab.scenario.loading import read_toml
+    from tcplab.studies.common import export_scenarios
+
+    mod = importlib.import_module(f"tcplab.studies.{study}")
+    over = {"tcp.rto_min": "1s"}
+    configs = mod.scenarios(quick=True)
+    paths = export_scenarios(study, configs, tmp_path / "sc", over)
+    assert len(paths) == len(configs) == len(set(paths)) and sorted(tmp_path.joinpath("sc").iterdir()) == sorted(paths)
+    for path, (_, doc) in zip(paths, vary(study, configs, over)):
+        assert read_toml(path) == json.loads(json.dumps(doc)) and tomllib.loads(path.read_text()) == read_toml(path)
+        assert read_toml(path)["tcp"]["rto_min"] == "1s"
+    if study == "hstcp":  # run in-process with each scenario's own seed
+        assert [read_toml(p)["sim"]["seed"] for p in paths] == [lv["seed"] for lv, _ in configs]
+        return
+    # The first replication of the study's sweep runs exactly the file's scenario.
+    sw = sweep_from_configs("x", str(tmp_path / "s.duckdb"), vary(study, configs[:3], over), 1)
+    for r, path in zip(sw.runs, paths):
+        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True)
+
+
+def test_cli_exports_scenarios_and_runs_nothing(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["reproduce", "iw10", "--export-scenarios", "sc", "--set", "tcp.cc=cubic"])
+    assert res.exit_code == 0, res.output
+    assert res.output == ("wrote 80 scenarios of iw10 into sc, each as its first replication runs; "
+                          "run one with: tcplab run sc/workload-n+n_profile-edge_buffer-bdp_n-1_iw-3.toml\n")  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sc"]
+    assert "workload-bulk+n_profile-hspa_buffer-large_n-18_iw-10.toml" in {p.name for p in (tmp_path / "sc").iterdir()}
+    ran = CliRunner().invoke(main, ["run", "sc/workload-n+n_profile-edge_buffer-bdp_n-1_iw-3.toml", "--json"])
+    assert ran.exit_code == 0 and {f["cc"] for f in json.loads(ran.output)["flows"]} == {"cubic"}
+    bad = CliRunner().invoke(main, ["reproduce", "iw10", "--export-scenarios", "sc2", "--set", "tcp.iw=4"])
+    assert bad.exit_code == 2 and bad.output.startswith("error: invalid scenario in iw10 with --set: tcp.iw = 4: iw10 varies this field")
+    assert not (tmp_path / "sc2").exists()
+
+
+def test_the_readme_export_example_runs(tmp_path, monkeypatch) -> None:
+    import pathlib
+    import shlex
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = text.split("To look at one case closely", 1)[1].split("```")[1]
+    commands = [shlex.split(ln, comments=True) for ln in block.strip().splitlines()]
+    assert [c[:3] for c in commands] == [["tcplab", "reproduce", "iw10"], ["tcplab", "run", commands[1][2]], ["tcplab", "plot", "seq"]]
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for argv in commands:
+        res = CliRunner().invoke(main, argv[1:])
+        assert res.exit_code == 0, (argv, res.output)
+        outputs.append(res.output)
+    assert len(list((tmp_path / "iw10-scenarios").iterdir())) == 80
+    # The HSPA 2+2 case with IW10: the later burst's second flow times out (the slides' remark).
+    assert "│  3 │ later │ s1→m0   │ sack │ 10 │ 90 kB │     90 kB │   0.617 │ 4.822 │" in outputs[1]
+    assert (tmp_path / "hspa-2+2.png").stat().st_size > 10_000

@@ -232,7 +232,9 @@ def _print_df(df: Any, title: str) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
               help="Set a scenario field in every run of the study (repeatable), e.g. --set tcp.cc=cubic.")
-def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool, sets: tuple[str, ...]) -> None:
+@click.option("--export-scenarios", "export", default=None, metavar="DIR",
+              help="Run nothing: write each configuration's scenario (its first replication, --set applied) as TOML into DIR.")
+def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool, sets: tuple[str, ...], export: str | None) -> None:
     """Reproduce a classic study: its tables next to the published ones,
     figures, CSVs and a Markdown report. Results go through the sweep
     machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs. With
@@ -240,11 +242,16 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     the report compares the variation with the published results."""
     import importlib
 
-    from .studies.common import variation_dir
+    from .studies.common import export_scenarios, variation_dir
 
     overrides = _parse_sets(sets)
     mod = importlib.import_module(f".studies.{study}", __package__)
     try:
+        if export is not None:
+            paths = export_scenarios(study, mod.scenarios(quick), export, overrides)
+            click.echo(f"wrote {len(paths)} scenarios of {study}{' (quick)' if quick else ''} into {export}, each as its first "
+                       f"replication runs; run one with: tcplab run {paths[0]}")  # fmt: skip
+            return
         mod.reproduce(quick=quick, jobs=jobs, out=out or variation_dir(study, overrides), progress=not quiet, console=_console(180),
                       overrides=overrides)  # fmt: skip
     except ScenarioError as e:

@@ -4,7 +4,10 @@ validation errors that name each bad field, its value and what is allowed."""
 from __future__ import annotations
 
 import copy
+import json
+import math
 import operator
+import re
 import tomllib
 import types
 import typing
@@ -29,6 +32,48 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"not valid TOML: {e}", source=str(p)) from None
+
+
+def dumps_toml(doc: dict[str, Any]) -> str:
+    """A scenario dictionary as TOML that `read_toml` reads back equal (tuples
+    as lists): a section per table, `[[name]]` per element of a list of tables, and
+    tables inside those inline."""
+
+    def value(v: Any, where: str) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, float):
+            return repr(v) if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+        if isinstance(v, str):
+            return json.dumps(v)  # ASCII, with TOML's escapes
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(value(x, f"{where}.{i}") for i, x in enumerate(v)) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{key(k)} = {value(x, f'{where}.{k}')}" for k, x in v.items()) + "}"
+        raise ScenarioError([FieldProblem(where, f"cannot be written as TOML: {type(v).__name__}", v, True)])
+
+    def key(k: str) -> str:
+        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
+    def body(table: dict[str, Any], where: str) -> list[str]:
+        return [f"{key(k)} = {value(v, f'{where}{k}')}" for k, v in table.items()]
+
+    top = {k: v for k, v in doc.items() if not isinstance(v, dict) and not _tables(v)}
+    lines = body(top, "")
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{key(k)}]", *body(v, f"{k}.")]
+        elif _tables(v):
+            for i, t in enumerate(v):
+                lines += ["", f"[[{key(k)}]]", *body(t, f"{k}.{i}.")]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def _tables(v: Any) -> bool:
+    """A non-empty list of tables (written as `[[name]]` sections)."""
+    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
 
 
 def parse_override_value(text: str) -> Any:

@@ -144,6 +144,34 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
                     dict(overrides or {}))  # fmt: skip
 
 
+def first_replication(configs: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Configurations as `run_configs` runs their first replication: with the
+    seed the sweep gives replication 0 (`sim.seed`)."""
+    from ..sweep import derive_seed
+
+    seed = derive_seed(1, 0)
+    return [(levels, {**doc, "sim": {**doc.get("sim", {}), "seed": seed}}) for levels, doc in configs]
+
+
+def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], out: str | Path,
+                     overrides: dict[str, Any] | None = None) -> list[Path]:  # fmt: skip
+    """Write each configuration's scenario (with `overrides` set) as a TOML
+    file into `out`, named by its factor levels, for `tcplab run` to run or a
+    user to edit (`tcplab reproduce STUDY --export-scenarios DIR`)."""
+    from ..scenario.loading import dumps_toml
+
+    docs = vary(study, configs, overrides)
+    names = [re.sub(r"[^A-Za-z0-9.+=-]", "_", "_".join(f"{k}-{v}" for k, v in levels.items())) + ".toml" for levels, _ in docs]
+    assert len(set(names)) == len(names), "a study's configurations have distinct factor levels"
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, (_, doc) in zip(names, docs):
+        (out_dir / name).write_text(dumps_toml(doc))
+        paths.append(out_dir / name)
+    return paths
+
+
 def want_runs(con: Any, run_ids: "Any") -> None:
     """Make the temporary table `wanted` (run_id) of `run_ids` on DuckDB
     connection `con`, to join a study's queries with (see StudyRun.run_ids)."""

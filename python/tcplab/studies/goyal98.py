@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -485,6 +485,11 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: di
             "MEO / GEO eff. flavour %": f"{share(an, 'meo', 'efficiency', 'flavour'):.0f} / {share(an, 'geo', 'efficiency', 'flavour'):.0f}",
         })  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each configuration's scenario as its first replication runs (`--export-scenarios`)."""
+    return first_replication(configurations())
 
 
 def cell_cost(link: str = "geo", overrides: dict[str, Any] | None = None) -> dict[str, float]:

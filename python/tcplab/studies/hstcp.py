@@ -189,6 +189,11 @@ def configurations(seeds: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return [({"stack": s, "seed": k}, scenario(s, seed=k)) for s in STACKS for k in range(1, seeds + 1)]
 
 
+def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each stack's scenario for each seed the study runs (`--export-scenarios`)."""
+    return configurations(1 if quick else 3)
+
+
 def compare(per: "pd.DataFrame") -> "pd.DataFrame":
     """The study's numbers against ours (means over the runs of each stack)."""
     import pandas as pd

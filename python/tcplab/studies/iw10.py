@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, jain, md_table, print_table, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -125,6 +125,11 @@ def configurations(start_rtts: tuple[float, float] | None = None, server_per_flo
                     levels = {"workload": workload, "profile": profile, "buffer": buffer, "n": n, "iw": iw}
                     out.append((levels, scenario(profile, buffer, workload, n, iw, start_rtts, server_per_flow, tcp)))
     return out
+
+
+def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each case's scenario as its first replication runs (`--export-scenarios`)."""
+    return first_replication(configurations())
 
 
 # ---------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, finish, md_table, print_table, run_configs, save_figure
+from .common import check_lines, finish, first_replication, md_table, print_table, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -548,6 +548,11 @@ def mah_reply_sizes() -> dict[str, Any]:
     text = resources.files("tcplab.studies").joinpath("data/mah97_http_reply_sizes.csv").read_text(encoding="utf-8")
     rows = [ln.split(",") for ln in text.splitlines() if ln and not ln.startswith("#") and not ln[0].isalpha()]
     return {"type": "empirical", "points": [[f"{int(b)}B", float(c)] for b, c in rows]}
+
+
+def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each configuration's scenario as its first replication runs (`--export-scenarios`)."""
+    return first_replication(configurations((QUICK if quick else FULL)["duration"]))
 
 
 def _sensitivity_cal(kw: dict[str, Any]) -> dict[str, Any]:
