@@ -69,6 +69,9 @@ def test_setting_what_the_study_varies_is_refused_naming_the_levels() -> None:
     assert [d["topology"]["bottleneck"] for _, d in vary("t", CONFIGS, {"topology.bottleneck.queue": "5pkt"})] == [
         {"rate": "2Mbps", "delay": "10ms", "queue": "5pkt"}, {"rate": "5Mbps", "delay": "10ms", "queue": "5pkt"}]  # fmt: skip
     assert vary("t", CONFIGS, {}) is CONFIGS
+    # Two configurations the study itself runs alike stay allowed.
+    twice = [*CONFIGS, ({"rate": "2Mbps", "again": True}, _bulk("2Mbps"))]
+    assert [d["sim"]["duration"] for _, d in vary("t", twice, {"sim.duration": "1s"})] == ["1s"] * 3
 
 
 def test_the_default_output_directory_names_the_variation() -> None:

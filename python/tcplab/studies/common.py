@@ -63,9 +63,9 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
         validate(doc, f"{study} with --set")
         key = json.dumps(doc, sort_keys=True)
         j = seen.setdefault(key, i)
-        if j == i:
-            continue
         a, b = configs[j][1], configs[i][1]
+        if j == i or a == b:  # a new scenario, or one the study itself runs twice
+            continue
         varied = [p for p in overrides if _at(a, p) != _at(b, p)] or list(overrides)
         raise ScenarioError([FieldProblem(
             p, f"{study} varies this field ({_at(a, p)!r} in {configs[j][0]}, {_at(b, p)!r} in {configs[i][0]}); "
