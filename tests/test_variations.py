@@ -191,3 +191,12 @@ def test_the_readme_export_example_runs(tmp_path, monkeypatch) -> None:
     # The HSPA 2+2 case with IW10: the later burst's second flow times out (the slides' remark).
     assert "│  3 │ later │ s1→m0   │ sack │ 10 │ 90 kB │     90 kB │   0.617 │ 4.822 │" in outputs[1]
     assert (tmp_path / "hspa-2+2.png").stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("option", ["--out", "--export-scenarios"])
+def test_an_output_path_that_is_a_file_exits_2(tmp_path, monkeypatch, option) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("x")
+    res = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", option, "afile"])
+    assert res.exit_code == 2 and res.output == f"error: {option} 'afile': is a file; expected a directory (made if missing)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]

@@ -244,7 +244,12 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
 
     from .studies.common import export_scenarios, variation_dir
 
+    from pathlib import Path
+
     overrides = _parse_sets(sets)
+    for option, where in (("--out", out), ("--export-scenarios", export)):
+        if where is not None and Path(where).exists() and not Path(where).is_dir():
+            _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
     mod = importlib.import_module(f".studies.{study}", __package__)
     try:
         if export is not None:
@@ -258,6 +263,8 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
         _fail(str(e))
     except TcplabError as e:
         _fail(str(e), 1)
+    except OSError as e:
+        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
 
 
 @main.command("export")
