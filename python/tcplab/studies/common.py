@@ -44,9 +44,10 @@ class StudyRun:
 
 
 def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
-         overrides: dict[str, Any] | None) -> list[tuple[dict[str, Any], dict[str, Any]]]:  # fmt: skip
+         overrides: dict[str, Any] | None, check: bool = True) -> list[tuple[dict[str, Any], dict[str, Any]]]:  # fmt: skip
     """The study's (factor levels, scenario) pairs with the user's scenario
-    fields set in each (`tcplab reproduce --set`), each validated. An override
+    fields set in each (`tcplab reproduce --set`), each validated unless
+    `check` is false (the caller validates them anyway). An override
     that sets what the study varies, so that two of its configurations become
     one run, is refused, naming the field and the levels it would merge."""
     if not overrides:
@@ -60,7 +61,8 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
         raise ScenarioError(e.problems, f"{study} with --set") from None
     seen: dict[str, int] = {}
     for i, (levels, doc) in enumerate(out):
-        validate(doc, f"{study} with --set")
+        if check:
+            validate(doc, f"{study} with --set")
         key = json.dumps(doc, sort_keys=True)
         j = seen.setdefault(key, i)
         a, b = configs[j][1], configs[i][1]
@@ -130,6 +132,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     """Run (factor levels, scenario) pairs, `replications` times each, into
     OUT/STUDY.duckdb, as the sweep STUDY-quick or STUDY-full (plus `variant`,
     and for a variation a hash of `overrides`, the fields set in every run)."""
+    from ..errors import ScenarioError
     from ..runner import run_sweep
     from ..sweep import sweep_from_configs
 
@@ -137,7 +140,10 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     store = str(out_dir / f"{study}.duckdb")
     name = f"{study}-{'quick' if quick else 'full'}{variant}{variation_suffix(overrides)}"
     t0 = time.perf_counter()
-    sw = sweep_from_configs(name, store, vary(study, configs, overrides), replications, seed=1)
+    try:  # sweep_from_configs validates each scenario
+        sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=1)
+    except ScenarioError as e:
+        raise ScenarioError(e.problems, e.source or (f"{study} with --set" if overrides else None)) from None
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
     return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs),
