@@ -144,3 +144,17 @@ def test_cli_missing_file_exits_2_without_traceback(tmp_path) -> None:
     assert proc.returncode == 2
     assert "file not found" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_route_longer_than_a_packet_counts_is_refused() -> None:
+    # A packet carries its route's length in 16 bits (so the loop knows
+    # where it ends without reading the route): a chain one link longer.
+    n = 65_537
+    sc = {
+        "sim": {"duration": "1s"},
+        "topology": {"type": "explicit", "nodes": [f"n{i}" for i in range(n)], "links": [{"from": f"n{i}", "to": f"n{i + 1}", "rate": "1Gbps"} for i in range(n - 1)]},
+        "apps": [{"type": "bulk", "src": "n0", "dst": f"n{n - 1}"}],
+    }
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(sc)
+    assert str(exc.value) == "invalid scenario: apps[0]: the route from \"n0\" to \"n65536\" has 65536 links; at most 65535 are allowed"

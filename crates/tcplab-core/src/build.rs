@@ -67,6 +67,10 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             return Ok(r);
         }
         let path = router.path(a, b).ok_or_else(|| Error::NoRoute { field: field.to_string(), src: sc.nodes[a as usize].clone(), dst: sc.nodes[b as usize].clone() })?;
+        if path.len() > usize::from(u16::MAX) {
+            let (from, to) = (&sc.nodes[a as usize], &sc.nodes[b as usize]);
+            return Err(invalid(field.to_string(), format!("the route from {from:?} to {to:?} has {} links; at most {} are allowed", path.len(), u16::MAX)));
+        }
         let id = routes.push(&path);
         route_ids.insert((a, b), id);
         Ok(id)

@@ -245,9 +245,13 @@ impl Simulator {
             Some(&Ev::Link { link, pkt }) if link & PORT_WAKE == 0 => {
                 self.net.prefetch_link_arrival(link);
                 self.net.prefetch_packet(pkt);
-                if let Some((c, kind)) = self.net.prefetch_route_of(pkt) {
+                if let Some((c, kind, last)) = self.net.prefetch_route_of(pkt) {
+                    // The connection only where the packet ends its route:
+                    // on the hops before, its lines would take miss slots
+                    // for nothing.
                     let conn = conns.wrapping_add(c as usize);
-                    if kind == PacketKind::Data {
+                    if !last {
+                    } else if kind == PacketKind::Data {
                         prefetch_bytes(conn, Connection::CLIENT_SIDE_BYTES);
                     } else {
                         prefetch_whole(conn);

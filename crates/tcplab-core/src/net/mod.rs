@@ -99,12 +99,13 @@ impl Network {
 
     /// Prefetch, second stage: the head packet `pkt` of an arrival two
     /// events ahead (its header prefetched an event ago) names its route
-    /// entry, to start loading, and its connection and kind, returned.
+    /// entry, to start loading, and its connection and kind, returned with
+    /// whether that arrival ends its route (so the connection will be read).
     #[inline]
-    pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<(u32, PacketKind)> {
+    pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<(u32, PacketKind, bool)> {
         let p = self.pool.slots_get(pkt)?;
         prefetch(self.routes.entry_ptr(p.route));
-        Some((p.conn, p.kind))
+        Some((p.conn, p.kind, p.hop + 1 >= p.hops))
     }
 
     /// Prefetch, last stage: link `l`'s arrival of `pkt` comes next, and
@@ -242,8 +243,10 @@ impl Network {
 
     /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
     #[inline]
-    pub fn send(&mut self, now: Time, p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
-        let first = self.routes.get(p.route)[0];
+    pub fn send(&mut self, now: Time, mut p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
+        let route = self.routes.get(p.route);
+        let first = route[0];
+        p.hops = route.len() as u16; // at most u16::MAX links: checked at build
         let ack = p.ack;
         let id = self.pool.alloc(p);
         if !sack.is_empty() {

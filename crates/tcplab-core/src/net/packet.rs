@@ -60,7 +60,10 @@ pub struct Packet {
     /// Precomputed route (index into the simulator's route table).
     pub route: u32,
     /// Number of links of the route already crossed.
-    pub hop: u32,
+    pub hop: u16,
+    /// Number of links of the route (set when the packet is sent), so a
+    /// packet tells whether it ends its route without a read of the route.
+    pub hops: u16,
     /// Bytes on the wire, headers included.
     pub wire_bytes: u32,
     pub kind: PacketKind,
@@ -106,6 +109,7 @@ impl Packet {
             conn,
             route,
             hop: 0,
+            hops: 0,
             wire_bytes,
             kind,
             fin: false,
