@@ -99,8 +99,10 @@ impl Network {
 
     /// Prefetch, second stage: the head packet `pkt` of an arrival two
     /// events ahead (its header prefetched an event ago) names its route
-    /// entry, to start loading, and its connection and kind, returned with
-    /// whether that arrival ends its route (so the connection will be read).
+    /// entry, to start loading (where the route ends, the reply's route
+    /// entry, built next to it, is read next), and its connection and kind,
+    /// returned with whether that arrival ends its route (so the connection
+    /// will be read).
     #[inline]
     pub fn prefetch_route_of(&self, pkt: PacketId) -> Option<(u32, PacketKind, bool)> {
         let p = self.pool.slots_get(pkt)?;
@@ -117,12 +119,11 @@ impl Network {
         let link = self.links.get(l as usize)?;
         link.prefetch_second();
         let p = self.pool.slots_get(pkt)?;
-        let r = p.route as usize;
-        let len = *self.routes.flat().get(r)? as usize;
-        let next = p.hop as usize + 1;
+        let (next, len) = (usize::from(p.hop) + 1, usize::from(p.hops));
         if next >= len {
             return Some((p.conn, p.kind));
         }
+        let r = p.route as usize;
         for &n in self.routes.flat().get(r + 1 + next..r + 1 + len.min(next + 3))? {
             self.prefetch_link_offer(n);
         }
@@ -272,7 +273,9 @@ impl Network {
         }
         let p = self.pool.get_mut(pkt);
         p.hop += 1;
-        if let Some(link) = self.routes.hop(p.route, p.hop as usize) {
+        if p.hop < p.hops {
+            // The route is read only where it goes on.
+            let link = self.routes.get(p.route)[p.hop as usize];
             self.forward(now, pkt, link, wake);
             return None;
         }
