@@ -224,9 +224,9 @@ impl Simulator {
     /// next, so one event ahead only the first of them can be asked for.
     /// - Three events ahead: the packet of a link arrival.
     /// - Two ahead: the link; through the packet (loaded by now), its route
-    ///   entry and its connection (for data, up to the end of its receiver;
-    ///   otherwise every line: an ACK's processing reads most of them). A
-    ///   timer's connection.
+    ///   entry and, where the packet ends its route, its connection (for
+    ///   data, up to the end of its receiver; otherwise every line: an ACK's
+    ///   processing reads most of them). A timer's connection.
     /// - The next event, when it went through the stage before: through its
     ///   link, packet and route entry (loaded by now), the packet in flight
     ///   after it on the link and the links its packet goes on to or, when
@@ -244,11 +244,11 @@ impl Simulator {
         match self.events.peek_due(1) {
             Some(&Ev::Link { link, pkt }) if link & PORT_WAKE == 0 => {
                 self.net.prefetch_link_arrival(link);
-                self.net.prefetch_packet(pkt);
                 if let Some((c, kind, last)) = self.net.prefetch_route_of(pkt) {
                     // The connection only where the packet ends its route:
-                    // on the hops before, its lines would take miss slots
-                    // for nothing.
+                    // on the hops before, its lines (mostly in the last-level
+                    // cache by then, not in L1) would take miss slots for
+                    // nothing. (No prefetch of the packet here: it is read.)
                     let conn = conns.wrapping_add(c as usize);
                     if !last {
                     } else if kind == PacketKind::Data {
