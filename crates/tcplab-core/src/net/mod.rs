@@ -541,6 +541,31 @@ mod tests {
     }
 
     #[test]
+    fn a_packet_knows_where_its_route_ends_without_reading_it() {
+        use super::{DropTail, Limit, Link, Network, Packet, PacketKind, QueueDisc, Tap};
+        use crate::time::{Dur, Time};
+        // a -> b -> c -> d, three event-driven links; the route is 0, 1, 2.
+        let link = |from, to| Link::new(from, to, 1_000_000_000, Dur::from_ms(1), QueueDisc::DropTail(DropTail { limit: Limit::Packets(10) }));
+        let links = vec![link(0, 1), link(1, 2), link(2, 3)];
+        let taps = (0..3).map(|_| Tap::default()).collect();
+        let mut net = Network::new(["a", "b", "c", "d"].map(String::from).to_vec(), links, routes(&[&[0, 1, 2]]), taps, None);
+        let mut wakes = Vec::new();
+        net.send(Time::ZERO, Packet::new(7, 0, PacketKind::Ack, 40), &[], &mut |t, l, p| wakes.push((t, l, p)));
+        let mut seen = Vec::new();
+        while let Some((t, l, pkt)) = wakes.pop() {
+            let p = *net.pool.get(pkt);
+            // The second prefetch stage's answer: connection, kind, and
+            // whether this arrival ends the route.
+            let (conn, kind, last) = net.prefetch_route_of(pkt).expect("a live packet");
+            seen.push((l, p.hop, p.hops, last));
+            assert_eq!((conn, kind), (7, PacketKind::Ack));
+            let delivered = net.on_link(t, l, &mut |t, l, p| wakes.push((t, l, p)));
+            assert_eq!(delivered.is_some(), last);
+        }
+        assert_eq!(seen, [(0, 0, 3, false), (1, 1, 3, false), (2, 2, 3, true)]);
+    }
+
+    #[test]
     fn a_second_input_or_a_local_sender_prevents_hand_on() {
         // Link 1 is fed by link 0 and, on another route, by a sender at its own node.
         let rs = routes(&[&[0, 1, 2], &[1, 2]]);
