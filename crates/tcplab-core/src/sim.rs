@@ -250,11 +250,10 @@ impl Simulator {
                     // cache by then, not in L1) would take miss slots for
                     // nothing. (No prefetch of the packet here: it is read.)
                     let conn = conns.wrapping_add(c as usize);
-                    if !last {
-                    } else if kind == PacketKind::Data {
-                        prefetch_bytes(conn, Connection::CLIENT_SIDE_BYTES);
-                    } else {
-                        prefetch_whole(conn);
+                    match kind {
+                        _ if !last => {}
+                        PacketKind::Data => prefetch_bytes(conn, Connection::CLIENT_SIDE_BYTES),
+                        _ => prefetch_whole(conn),
                     }
                     self.staged = pkt;
                 }

@@ -263,13 +263,6 @@ impl Routes {
         &self.flat
     }
 
-    /// The `hop`-th link of route `r`, if the route has one.
-    #[inline]
-    pub fn hop(&self, r: u32, hop: usize) -> Option<u32> {
-        let r = r as usize;
-        (hop < self.flat[r] as usize).then(|| self.flat[r + 1 + hop])
-    }
-
     /// Every route, in the order added.
     pub fn iter(&self) -> impl Iterator<Item = &[u32]> + '_ {
         self.starts.iter().map(|&h| self.get(h))
@@ -288,7 +281,6 @@ mod route_table_tests {
         assert_eq!((a, b), (0, 4));
         assert_eq!(r.get(a), &[4, 2, 7]);
         assert_eq!(r.get(b), &[1]);
-        assert_eq!((r.hop(a, 0), r.hop(a, 2), r.hop(a, 3), r.hop(b, 1)), (Some(4), Some(7), None, None));
         assert_eq!(r.iter().collect::<Vec<_>>(), vec![&[4, 2, 7][..], &[1][..]]);
     }
 }
