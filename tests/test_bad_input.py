@@ -146,7 +146,7 @@ def test_cli_missing_file_exits_2_without_traceback(tmp_path) -> None:
     assert "Traceback" not in proc.stderr
 
 
-def test_a_route_longer_than_a_packet_counts_is_refused() -> None:
+def test_a_route_longer_than_65535_links_is_refused() -> None:
     # A packet carries its route's length in 16 bits (so the loop knows
     # where it ends without reading the route): a chain one link longer.
     n = 65_537

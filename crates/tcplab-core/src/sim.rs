@@ -246,9 +246,10 @@ impl Simulator {
                 self.net.prefetch_link_arrival(link);
                 if let Some((c, kind, last)) = self.net.prefetch_route_of(pkt) {
                     // The connection only where the packet ends its route:
-                    // on the hops before, its lines (mostly in the last-level
-                    // cache by then, not in L1) would take miss slots for
-                    // nothing. (No prefetch of the packet here: it is read.)
+                    // asked for at a hop before, its lines come milliseconds
+                    // early and, with many flows, are evicted again before
+                    // the last hop reads them. (No prefetch of the packet
+                    // here: it is read.)
                     let conn = conns.wrapping_add(c as usize);
                     match kind {
                         _ if !last => {}
