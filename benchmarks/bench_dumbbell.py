@@ -23,6 +23,7 @@ and tcplab's ratios to each peer: loop speed, and whole-process time.
     python benchmarks/bench_dumbbell.py --cases B --repeat 3
     python benchmarks/bench_dumbbell.py --cases AB --install-ns2 --install-ns3
     python benchmarks/bench_dumbbell.py --scale         # 1k, 10k and 100k flows (tcplab only)
+    python benchmarks/bench_dumbbell.py --scale --repeat 5   # the same, medians of 5 interleaved rounds
     python benchmarks/bench_dumbbell.py --cases B --no-ns2 --pcap --repeat 3   # the cost of captures
 
 `--scale` runs the dumbbell with 1,000, 10,000 and 100,000 Reno flows, each
@@ -138,21 +139,40 @@ def run_scale(flows: int) -> dict:
     return {"flows": flows, **d, "pps": d["departed"] / d["loop_s"], "rss_mb": rss, "process_s": wall}
 
 
-def scale_table(flow_counts: tuple[int, ...]) -> list[dict]:
-    rows = []
-    for n in flow_counts:
-        rows.append(run_scale(n))
-        r = rows[-1]
-        print(f"  {n}: {r['departed']:,} pkts in {r['loop_s']:.2f} s loop, {r['process_s']:.1f} s process", file=sys.stderr, flush=True)
-    hdr = f"{'flows':>8} | {'M pkts/s':>9}{'ns/pkt':>8} | {'set-up s':>9}{'results s':>10} | {'peak RSS MB':>12}{'KB/flow':>9}"
+def scale_table(flow_counts: tuple[int, ...], repeat: int = 1) -> list[dict]:
+    """Runs each flow count `repeat` times in interleaved rounds (1k, 10k, 100k, then again), so a
+    busy spell of the machine falls on every size alike, and prints each column's median over the
+    runs; with more than one round, the range of the loop speed beside it."""
+    runs: dict[int, list[dict]] = {n: [] for n in flow_counts}
+    for _ in range(repeat):
+        for n in flow_counts:
+            r = run_scale(n)
+            runs[n].append(r)
+            print(f"  {n}: {r['departed']:,} pkts in {r['loop_s']:.2f} s loop, {r['process_s']:.1f} s process", file=sys.stderr, flush=True)
+    rows = [scale_summary(runs[n]) for n in flow_counts]
+    spread = repeat > 1
+    hdr = (f"{'flows':>8} | {'M pkts/s':>9}{'range' if spread else '':>12}{'ns/pkt':>8} | {'set-up s':>9}{'results s':>10} | "
+           f"{'peak RSS MB':>12}{'KB/flow':>9}")  # fmt: skip
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        print(f"{r['flows']:>8,} | {r['pps'] / 1e6:>9.2f}{1e9 / r['pps']:>8.0f} | {r['setup_s']:>9.2f}{r['results_s']:>10.2f} | "
+        rng = f"{r['pps_min'] / 1e6:.2f}-{r['pps_max'] / 1e6:.2f}" if spread else ""
+        print(f"{r['flows']:>8,} | {r['pps'] / 1e6:>9.2f}{rng:>12}{1e9 / r['pps']:>8.0f} | {r['setup_s']:>9.2f}{r['results_s']:>10.2f} | "
               f"{r['rss_mb']:>12.0f}{r['rss_mb'] * 1024 / r['flows']:>9.1f}")  # fmt: skip
-    print("\nM pkts/s: bottleneck packets per wall second of the loop; set-up: scenario to first event;")
+    if len(rows) > 1:
+        lo, hi = rows[0], rows[-1]
+        print(f"\ncost per packet at {hi['flows']:,} flows over {lo['flows']:,}: {lo['pps'] / hi['pps']:.2f}x (medians)")
+    print(f"\nM pkts/s: bottleneck packets per wall second of the loop{', median of ' + str(repeat) + ' runs' if spread else ''}; "
+          "set-up: scenario to first event;")
     print("results: loop end to DataFrames; RSS: the whole process, Python included.")
     return rows
+
+
+def scale_summary(runs: list[dict]) -> dict:
+    """The median of each measurement over a flow count's runs (the runs themselves under `runs`)."""
+    pps = [r["pps"] for r in runs]
+    med = {k: statistics.median(r[k] for r in runs) for k in ("pps", "loop_s", "setup_s", "results_s", "rss_mb", "process_s")}
+    return {"flows": runs[0]["flows"], **med, "pps_min": min(pps), "pps_max": max(pps), "runs": runs}
 
 
 NS2_TEMPLATE = r"""
@@ -326,7 +346,7 @@ def install_ns2() -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="ABC", help="which cases to run (default: ABC)")
-    ap.add_argument("--repeat", type=int, default=1, help="interleaved repetitions per case (median reported)")
+    ap.add_argument("--repeat", type=int, default=1, help="interleaved repetitions per case, or per flow count with --scale (median reported)")
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
     ap.add_argument("--no-ns3", action="store_true", help="do not run ns-3")
@@ -339,7 +359,7 @@ def main() -> int:
                     help="also run each case with the tcplab of this interpreter (another build), interleaved, and print this build's speed over it")
     args = ap.parse_args()
     if args.scale:
-        rows = scale_table(SCALE_FLOWS)
+        rows = scale_table(SCALE_FLOWS, args.repeat)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(rows, f, indent=2)

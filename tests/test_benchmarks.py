@@ -1,0 +1,30 @@
+"""The benchmark script's own arithmetic (its timings are never asserted)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import bench_dumbbell  # noqa: E402
+
+
+def _run(flows, pps, setup, rss):
+    return {"flows": flows, "pps": pps, "loop_s": 1.0, "setup_s": setup, "results_s": 0.5, "rss_mb": rss, "process_s": 2.0}
+
+
+def test_scale_summary_takes_each_columns_median_and_the_speed_range():
+    runs = [_run(1000, 3.0e6, 0.02, 128), _run(1000, 2.0e6, 0.01, 130), _run(1000, 2.5e6, 0.05, 129)]
+    s = bench_dumbbell.scale_summary(runs)
+    assert (s["flows"], s["pps"], s["setup_s"], s["rss_mb"]) == (1000, 2.5e6, 0.02, 129)
+    assert (s["pps_min"], s["pps_max"]) == (2.0e6, 3.0e6)
+    assert s["runs"] is runs
+
+
+def test_scale_table_prints_the_cost_ratio_of_the_largest_count_over_the_smallest(monkeypatch, capsys):
+    speeds = {1000: iter([3.0e6, 2.0e6]), 100000: iter([1.0e6, 0.5e6])}
+    monkeypatch.setattr(bench_dumbbell, "run_scale", lambda n: {**_run(n, next(speeds[n]), 0.1, 100), "departed": 1})
+    rows = bench_dumbbell.scale_table((1000, 100000), repeat=2)
+    assert [r["pps"] for r in rows] == [2.5e6, 0.75e6]
+    out = capsys.readouterr().out
+    assert "2.00-3.00" in out and "0.50-1.00" in out
+    assert "cost per packet at 100,000 flows over 1,000: 3.33x (medians)" in out
