@@ -343,10 +343,21 @@ def install_ns2() -> None:
     subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
 
 
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of at least 1")
+    return n
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="ABC", help="which cases to run (default: ABC)")
-    ap.add_argument("--repeat", type=int, default=1, help="interleaved repetitions per case, or per flow count with --scale (median reported)")
+    ap.add_argument("--repeat", type=positive_int, default=1, help="interleaved repetitions per case, or per flow count with --scale (median reported)")
     ap.add_argument("--no-ns2", action="store_true", help="run tcplab only")
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
     ap.add_argument("--no-ns3", action="store_true", help="do not run ns-3")

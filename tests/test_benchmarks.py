@@ -1,7 +1,10 @@
 """The benchmark script's own arithmetic (its timings are never asserted)."""
 
+import argparse
 import sys
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -28,3 +31,11 @@ def test_scale_table_prints_the_cost_ratio_of_the_largest_count_over_the_smalles
     out = capsys.readouterr().out
     assert "2.00-3.00" in out and "0.50-1.00" in out
     assert "cost per packet at 100,000 flows over 1,000: 3.33x (medians)" in out
+
+
+@pytest.mark.parametrize("bad", ["0", "-2", "x", "1.5"])
+def test_repeat_must_be_a_whole_number_of_at_least_one(bad):
+    assert bench_dumbbell.positive_int("3") == 3
+    with pytest.raises(argparse.ArgumentTypeError) as e:
+        bench_dumbbell.positive_int(bad)
+    assert str(e.value) == f"{bad!r}: expected a whole number of at least 1"
