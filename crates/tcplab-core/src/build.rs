@@ -5,7 +5,7 @@
 use crate::app::{App, AppKind, Apps};
 use crate::engine::rng::RngStream;
 use crate::error::{Error, Result};
-use crate::net::routing::{Router, Routes};
+use crate::net::routing::{RouteHead, Router, Routes};
 use crate::net::capture::Captures;
 use crate::net::{Link, LossRule, Network, PacketKind, Tap};
 use crate::scenario::{LossSpec, Scenario};
@@ -112,9 +112,9 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             if s == dst {
                 return Err(invalid(f(), "is the same node as dst"));
             }
-            more.push((route(&f(), s, dst)?, route(&f(), dst, s)?, (0, 0)));
+            more.push((route(&f(), s, dst)?, route(&f(), dst, s)?, (RouteHead::NONE, RouteHead::NONE)));
         }
-        tcp.profiles.push(Profile { cfg, data_route, ack_route, first_links: (0, 0), open_bytes: request_bytes, more });
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, heads: (RouteHead::NONE, RouteHead::NONE), open_bytes: request_bytes, more });
     }
     // Links by their ends (the first declared, for a pair declared twice):
     // only loss rules, the packet log and captures name links.
@@ -165,9 +165,9 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         net.set_captures(caps);
     }
     for p in &mut tcp.profiles {
-        p.first_links = (net.route(p.data_route)[0], net.route(p.ack_route)[0]);
-        for (data, ack, first) in &mut p.more {
-            *first = (net.route(*data)[0], net.route(*ack)[0]);
+        p.heads = (net.route_head(p.data_route), net.route_head(p.ack_route));
+        for (data, ack, heads) in &mut p.more {
+            *heads = (net.route_head(*data), net.route_head(*ack));
         }
     }
     for i in 0..sc.apps.len() {
@@ -213,4 +213,44 @@ fn loss_rule(
     nth.sort_unstable();
     nth.dedup();
     Ok((link, LossRule { class, kind, nth, next: 0, seen: 0, rate: l.rate, rng: RngStream::new(seed, &format!("loss/{field}")) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Time;
+
+    #[test]
+    fn each_connection_keeps_the_heads_of_its_routes_from_every_server() {
+        // s0 and s1 -> r0 -> r1 -> k0; links 0-7 as listed (each way in turn).
+        let link = |from: &str, to: &str| {
+            format!(r#"{{"from": "{from}", "to": "{to}", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"type": "droptail", "limit_pkts": 10, "limit_bytes": null}}}}"#)
+        };
+        let links = [("s0", "r0"), ("r0", "s0"), ("s1", "r0"), ("r0", "s1"), ("r0", "r1"), ("r1", "r0"), ("r1", "k0"), ("k0", "r1")].map(|(a, b)| link(a, b)).join(", ");
+        let text = format!(
+            r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s0", "s1", "r0", "r1", "k0"], "links": [{links}],
+            "apps": [{{"name": "b", "kind": "burst", "src": "s0", "dst": "k0", "start_ns": 0, "size_bytes": 40000, "request_bytes": 0,
+                       "flows": 2, "extra_src": ["s1"], "tcp": {{"cc": "reno", "mss": 1460, "header": 40, "iw_bytes": 1460,
+                       "max_window_bytes": 65536, "initial_ssthresh_bytes": null, "ssthresh_bdp": false, "rto_initial_ns": 1000000000,
+                       "rto_min_ns": 1000000000, "rto_max_ns": 60000000000, "granularity_ns": 1000000, "dupack_threshold": 3,
+                       "max_backoff": 6, "abc_limit": 2, "delayed_ack": false, "delack_timeout_ns": 200000000, "delack_segments": 2,
+                       "limited_transmit": false, "idle_restart": true, "sack_blocks": 3, "handshake": false, "byte_counting": true}}}}]}}"#
+        );
+        let sc = Scenario::from_json(&text).expect("a valid scenario");
+        let mut parts = build(&sc).expect("it builds");
+        let head = |first, hops| RouteHead { first, hops };
+        // From s0: data over links 0, 4, 6; ACKs over 7, 5, 1. From s1: data over 2, 4, 6; ACKs over 7, 5, 3.
+        let from_s0 = (head(0, 3), head(7, 3));
+        let from_s1 = (head(2, 3), head(7, 3));
+        let p = &parts.tcp.profiles[0];
+        assert_eq!(p.heads, from_s0);
+        assert_eq!(p.more[0].2, from_s1);
+        for (server, want) in [(0, from_s0), (1, from_s1)] {
+            let c = parts.tcp.create(0, server, Some(20_000), 0, Time::ZERO);
+            let conn = &parts.tcp.conns[c as usize];
+            assert_eq!(conn.heads, want, "server {server}");
+            let (data, ack) = conn.routes();
+            assert_eq!((parts.net.route_head(data), parts.net.route_head(ack)), want, "server {server}: the network's own routes");
+        }
+    }
 }

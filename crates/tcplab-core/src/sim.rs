@@ -17,7 +17,7 @@ use crate::app::{Apps, Transport};
 use crate::build::{build, Parts};
 use crate::engine::{prefetch, prefetch_bytes, prefetch_whole, EventQueue};
 use crate::error::Result;
-use crate::net::{Network, Packet, PacketKind, NO_PACKET, PORT_WAKE};
+use crate::net::{Network, Packet, PacketKind, RouteHead, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
 use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
@@ -75,9 +75,9 @@ impl Wire for Io<'_> {
         self.now
     }
     #[inline(always)]
-    fn transmit(&mut self, p: Packet, sack: &[(u64, u64)]) {
+    fn transmit(&mut self, p: Packet, head: RouteHead, sack: &[(u64, u64)]) {
         let events = &mut *self.events;
-        self.net.send(self.now, p, sack, &mut |t, link, pkt| events.push(t, Ev::Link { link, pkt }));
+        self.net.send(self.now, p, head, sack, &mut |t, link, pkt| events.push(t, Ev::Link { link, pkt }));
     }
     #[inline]
     fn wake(&mut self, conn: u32, timer: Timer, at: Time, gen: u32) {

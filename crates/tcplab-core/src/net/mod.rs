@@ -29,6 +29,7 @@ use crate::time::{Dur, Time};
 use atm::FrameOut;
 use capture::{CaptureRow, Captures, FlowHeader};
 use tap::{LOG_DEQUEUE, LOG_DROP, LOG_ENQUEUE};
+pub use routing::RouteHead;
 use routing::Routes;
 
 /// A wake-up for link `l | PORT_WAKE` is one for `l`'s UBR port (a frame's
@@ -219,6 +220,11 @@ impl Network {
         self.routes.get(r)
     }
 
+    /// Route `r`'s first link and length, for [`Network::send`].
+    pub fn route_head(&self, r: u32) -> RouteHead {
+        self.routes.head(r)
+    }
+
     /// Bandwidth-delay product of a path, bytes: its slowest link's rate
     /// times the round trip of a `seg`-byte packet out along `data` and a
     /// `hdr`-byte packet back along `ack`, with no queueing.
@@ -244,10 +250,11 @@ impl Network {
 
     /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
     #[inline]
-    pub fn send(&mut self, now: Time, mut p: Packet, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
-        let route = self.routes.get(p.route);
-        let first = route[0];
-        p.hops = route.len() as u16; // at most u16::MAX links: checked at build
+    /// `head` is the head of the packet's route ([`Network::route_head`]),
+    /// which the sender keeps, so that a send reads no route entry.
+    pub fn send(&mut self, now: Time, mut p: Packet, head: RouteHead, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
+        debug_assert_eq!(head, self.routes.head(p.route), "the head of route {}", p.route);
+        p.hops = head.hops;
         let ack = p.ack;
         let id = self.pool.alloc(p);
         if !sack.is_empty() {
@@ -256,7 +263,7 @@ impl Network {
                 slot[k] = ((s - ack) as u32, (e - ack) as u32);
             }
         }
-        self.forward(now, id, first, wake);
+        self.forward(now, id, head.first, wake);
     }
 
     /// The head packet of link `l` reaches the far node now: forward it, or
@@ -550,7 +557,8 @@ mod tests {
         let taps = (0..3).map(|_| Tap::default()).collect();
         let mut net = Network::new(["a", "b", "c", "d"].map(String::from).to_vec(), links, routes(&[&[0, 1, 2]]), taps, None);
         let mut wakes = Vec::new();
-        net.send(Time::ZERO, Packet::new(7, 0, PacketKind::Ack, 40), &[], &mut |t, l, p| wakes.push((t, l, p)));
+        let head = net.route_head(0);
+        net.send(Time::ZERO, Packet::new(7, 0, PacketKind::Ack, 40), head, &[], &mut |t, l, p| wakes.push((t, l, p)));
         let mut seen = Vec::new();
         while let Some((t, l, pkt)) = wakes.pop() {
             let p = *net.pool.get(pkt);

@@ -224,6 +224,21 @@ mod tests {
     }
 }
 
+/// What sending a packet needs of its route: the first link and the
+/// route's length. A connection keeps its two routes' heads, so that a send
+/// reads no route entry (at scale an entry is a cache miss; the connection
+/// is in cache by then).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RouteHead {
+    pub first: u32,
+    pub hops: u16,
+}
+
+impl RouteHead {
+    /// A connection's heads before the network has set them (no route).
+    pub const NONE: RouteHead = RouteHead { first: u32::MAX, hops: 0 };
+}
+
 /// Every route of a run in one array: each route is its length, then its
 /// links. Its handle (the `route` a packet carries) is where it starts, so a
 /// packet's next link is one read away, in the line its length sits in.
@@ -242,6 +257,13 @@ impl Routes {
         self.flat.extend_from_slice(path);
         self.starts.push(h);
         h
+    }
+
+    /// Route `r`'s first link and length.
+    pub fn head(&self, r: u32) -> RouteHead {
+        let links = self.get(r);
+        // At most u16::MAX links: checked at build.
+        RouteHead { first: links[0], hops: links.len() as u16 }
     }
 
     /// Where route `r`'s entry is (a prefetch hint; any `r` is harmless).

@@ -23,7 +23,7 @@ use super::handshake::{Listener, Opener};
 use super::receiver::Receiver;
 use super::sender::{Segment, Sender};
 use crate::engine::TimerSlot;
-use crate::net::{Packet, PacketKind, MAX_SACK};
+use crate::net::{Packet, PacketKind, RouteHead, MAX_SACK};
 use crate::time::{Dur, Time};
 
 /// The timers of a connection.
@@ -52,8 +52,9 @@ pub enum ConnEvent {
 /// What a connection needs from the rest of the simulation.
 pub trait Wire {
     fn now(&self) -> Time;
-    /// Put a packet (with its SACK blocks) into the network now.
-    fn transmit(&mut self, p: Packet, sack: &[(u64, u64)]);
+    /// Put a packet (with its SACK blocks) into the network now; `head` is
+    /// the head of its route.
+    fn transmit(&mut self, p: Packet, head: RouteHead, sack: &[(u64, u64)]);
     /// Wake connection `conn`'s `timer` at `at`, with generation `gen`.
     fn wake(&mut self, conn: u32, timer: Timer, at: Time, gen: u32);
     /// The connection's sender has just transmitted (an instrumentation hook).
@@ -104,8 +105,8 @@ pub struct Connection {
     pub owner: u32,
     data_route: u32,
     ack_route: u32,
-    /// The first links of the data and ACK routes (prefetch hints).
-    pub first_links: (u32, u32),
+    /// The heads of the data and ACK routes: each packet sent reads them.
+    pub heads: (RouteHead, RouteHead),
     header: u32,
     /// Linux-like local congestion: the sender sees its interface queue's room.
     local_congestion: bool,
@@ -167,7 +168,7 @@ impl Connection {
             tag,
             data_route: data,
             ack_route: ack,
-            first_links: (u32::MAX, u32::MAX),
+            heads: (RouteHead::NONE, RouteHead::NONE),
             header: cfg.header,
             local_congestion: cfg.local_congestion,
             window_growth: cfg.window_growth,
@@ -215,7 +216,7 @@ impl Connection {
     /// ACK route, anything else on the data route.
     #[inline]
     pub fn reply_link(&self, kind: PacketKind) -> u32 {
-        if kind == PacketKind::Data { self.first_links.1 } else { self.first_links.0 }
+        if kind == PacketKind::Data { self.heads.1.first } else { self.heads.0.first }
     }
 
     /// A packet of this connection arrived at its end of the route.
@@ -477,7 +478,7 @@ impl Connection {
             p.ack = client_bytes;
             p.retx = s.retx;
             p.fin = fin && s.last;
-            w.transmit(p, &[]);
+            w.transmit(p, self.heads.0, &[]);
         }
         w.put_segments(buf);
         self.sync_rto(w);
@@ -494,7 +495,7 @@ impl Connection {
         p.fin = fin;
         p.nsack = n as u8;
         p.set_window(self.receiver.window());
-        w.transmit(p, &blocks[..n]);
+        w.transmit(p, self.heads.1, &blocks[..n]);
     }
 
     /// A control packet carrying `extra` bytes (a message for client data).
@@ -506,10 +507,13 @@ impl Connection {
         let mut p = Packet::new(self.id, route, kind, self.header + extra);
         p.len = extra;
         p.seq = seq;
-        if route == self.data_route {
+        let head = if route == self.data_route {
             p.ack = self.client_bytes();
-        }
-        w.transmit(p, &[]);
+            self.heads.0
+        } else {
+            self.heads.1
+        };
+        w.transmit(p, head, &[]);
     }
 
     /// Client message bytes the server has taken in (0 without a handshake).
@@ -528,7 +532,7 @@ impl Connection {
         p.len = bytes;
         p.seq = id;
         p.ack = ack;
-        w.transmit(p, &[]);
+        w.transmit(p, self.heads.1, &[]);
     }
 
     fn sync_rto<W: Wire>(&mut self, w: &mut W) {
@@ -574,7 +578,7 @@ mod tests {
         fn now(&self) -> Time {
             self.now
         }
-        fn transmit(&mut self, p: Packet, _sack: &[(u64, u64)]) {
+        fn transmit(&mut self, p: Packet, _head: RouteHead, _sack: &[(u64, u64)]) {
             self.sent.push(p);
         }
         fn wake(&mut self, _conn: u32, timer: Timer, at: Time, _gen: u32) {

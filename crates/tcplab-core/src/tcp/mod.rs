@@ -25,6 +25,7 @@ pub use receiver::Receiver;
 pub use rtt::{RttConfig, RttEstimator};
 pub use sender::{Segment, Sender, State};
 
+use crate::net::RouteHead;
 use crate::time::Time;
 
 /// How an owner's connections are opened: their settings, routes (by the
@@ -33,12 +34,12 @@ pub struct Profile {
     pub cfg: TcpConfig,
     pub data_route: u32,
     pub ack_route: u32,
-    /// The first links of the two routes.
-    pub first_links: (u32, u32),
+    /// The heads of the two routes (set by the build once routes exist).
+    pub heads: (RouteHead, RouteHead),
     pub open_bytes: u32,
-    /// The routes (data, ACK) and their first links from the owner's extra
+    /// The routes (data, ACK) and their heads from the owner's extra
     /// servers, in order: connections opened from server `i > 0` use entry `i - 1`.
-    pub more: Vec<(u32, u32, (u32, u32))>,
+    pub more: Vec<(u32, u32, (RouteHead, RouteHead))>,
 }
 
 #[derive(Default)]
@@ -63,11 +64,11 @@ impl Endpoints {
         let id = self.conns.len() as u32;
         let p = &self.profiles[owner as usize];
         let (data, ack, first) = match server {
-            0 => (p.data_route, p.ack_route, p.first_links),
+            0 => (p.data_route, p.ack_route, p.heads),
             i => p.more[i as usize - 1],
         };
         let mut c = Connection::new(id, owner, tag, data, ack, &p.cfg, size, p.open_bytes, now);
-        c.first_links = first;
+        c.heads = first;
         self.conns.push(c);
         id
     }
