@@ -96,8 +96,8 @@ impl Wire for Io<'_> {
         *self.buf = buf;
     }
     #[inline]
-    fn room(&mut self, route: u32, bytes: u32) -> u64 {
-        self.net.room(self.now, route, bytes)
+    fn room(&mut self, link: u32, bytes: u32) -> u64 {
+        self.net.room(self.now, link, bytes)
     }
 }
 

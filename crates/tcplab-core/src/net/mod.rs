@@ -241,17 +241,17 @@ impl Network {
         (u128::from(rate) * u128::from(rtt_ns) / 8 / 1_000_000_000) as u64
     }
 
-    /// How many `bytes`-byte packets the first link of `route` accepts now
-    /// (the sending host's interface queue, for local congestion).
-    pub fn room(&mut self, now: Time, route: u32, bytes: u32) -> u64 {
-        let first = self.routes.get(route)[0];
-        self.links[first as usize].room(now, u64::from(bytes))
+    /// How many `bytes`-byte packets `link` accepts now (a sending host's
+    /// interface queue, for local congestion).
+    pub fn room(&mut self, now: Time, link: u32, bytes: u32) -> u64 {
+        self.links[link as usize].room(now, u64::from(bytes))
     }
 
-    /// Put packet `p` (with `sack` blocks, absolute) on the first link of its route now.
+    /// Put packet `p` (with `sack` blocks, absolute) on the first link of its
+    /// route now. `head` is the head of the packet's route
+    /// ([`Network::route_head`]), which the sender keeps, so that a send reads
+    /// no route entry.
     #[inline]
-    /// `head` is the head of the packet's route ([`Network::route_head`]),
-    /// which the sender keeps, so that a send reads no route entry.
     pub fn send(&mut self, now: Time, mut p: Packet, head: RouteHead, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
         debug_assert_eq!(head, self.routes.head(p.route), "the head of route {}", p.route);
         p.hops = head.hops;

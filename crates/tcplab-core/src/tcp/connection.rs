@@ -62,9 +62,9 @@ pub trait Wire {
     /// A scratch buffer for the sender's segments, given back with [`Wire::put_segments`].
     fn take_segments(&mut self) -> Vec<Segment>;
     fn put_segments(&mut self, buf: Vec<Segment>);
-    /// How many packets of `bytes` wire bytes the first link of `route` (the
-    /// sending host's interface) accepts now without a drop.
-    fn room(&mut self, route: u32, bytes: u32) -> u64;
+    /// How many packets of `bytes` wire bytes `link` (the first link of the
+    /// data route: the sending host's interface) accepts now without a drop.
+    fn room(&mut self, link: u32, bytes: u32) -> u64;
 }
 
 struct Handshake {
@@ -466,7 +466,7 @@ impl Connection {
         let mut buf = w.take_segments();
         if self.local_congestion {
             let full = self.sender.mss() as u32 + self.header;
-            self.sender.set_room(w.room(self.data_route, full));
+            self.sender.set_room(w.room(self.heads.0.first, full));
         }
         f(&mut self.sender, w.now(), &mut buf);
         let fin = self.hs.is_some();
@@ -591,7 +591,7 @@ mod tests {
         fn put_segments(&mut self, buf: Vec<Segment>) {
             self.buf = buf;
         }
-        fn room(&mut self, _route: u32, _bytes: u32) -> u64 {
+        fn room(&mut self, _link: u32, _bytes: u32) -> u64 {
             u64::MAX
         }
     }
