@@ -58,6 +58,10 @@ pub struct Simulator {
     /// The packet of the event whose route entry and connection were
     /// prefetched last ([`Simulator::prefetch_deep`]).
     staged: u32,
+    /// The connection whose timer event was prefetched last, likewise.
+    staged_conn: u32,
+    /// The application whose wake-up was prefetched last, likewise.
+    staged_app: u32,
 }
 
 /// A connection's view of the rest of the simulation.
@@ -152,7 +156,10 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, deep_prefetch: false, staged: NO_PACKET };
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX };
+        let stop = sim.stop;
+        let opened = sim.apps.opened_at_start(stop);
+        sim.tcp.reserve(opened);
         sim.deep_prefetch = sc.deep_prefetch.unwrap_or_else(|| sim.flow_state_bytes() > DEEP_PREFETCH_BYTES);
         if sim.deep_prefetch {
             // The stages look up to three events ahead of the one served.
@@ -238,6 +245,8 @@ impl Simulator {
     fn prefetch_deep(&mut self) {
         let conns = self.tcp.conns.as_ptr();
         let staged = std::mem::replace(&mut self.staged, NO_PACKET);
+        let staged_conn = std::mem::replace(&mut self.staged_conn, u32::MAX);
+        let staged_app = std::mem::replace(&mut self.staged_app, u32::MAX);
         if let Some(&Ev::Link { pkt, .. }) = self.events.peek_due(2) {
             self.net.prefetch_packet(pkt);
         }
@@ -259,7 +268,18 @@ impl Simulator {
                     self.staged = pkt;
                 }
             }
-            Some(&Ev::Conn { conn, .. }) => prefetch_whole(conns.wrapping_add(conn as usize)),
+            Some(&Ev::Conn { conn, .. }) => {
+                prefetch_whole(conns.wrapping_add(conn as usize));
+                self.staged_conn = conn;
+            }
+            Some(&Ev::App(a)) => {
+                // An application's start reads the application and its
+                // profile and opens a connection in the next free slot.
+                prefetch_whole(self.apps.apps.as_ptr().wrapping_add(a as usize));
+                prefetch_whole(self.tcp.profiles.as_ptr().wrapping_add(a as usize));
+                prefetch_whole(conns.wrapping_add(self.tcp.conns.len()));
+                self.staged_app = a;
+            }
             _ => {}
         }
         match self.events.peek() {
@@ -275,7 +295,25 @@ impl Simulator {
                     self.net.prefetch_packet(pkt);
                 }
             }
-            Some(&Ev::Conn { conn, .. }) => prefetch_whole(conns.wrapping_add(conn as usize)),
+            Some(&Ev::Conn { conn, timer, .. }) => {
+                if staged_conn == conn {
+                    // Its connection was asked for an event ago: what a
+                    // firing timer sends goes out on one of its routes' heads.
+                    if let Some(c) = self.tcp.conns.get(conn as usize) {
+                        self.net.prefetch_link_offer(c.timer_link(timer));
+                    }
+                } else {
+                    prefetch_whole(conns.wrapping_add(conn as usize));
+                }
+            }
+            Some(&Ev::App(a)) if staged_app == a => {
+                // Its profile was asked for an event ago: a connection it
+                // opens sends on one of its routes' heads.
+                if let Some(p) = self.tcp.profiles.get(a as usize) {
+                    self.net.prefetch_link_offer(p.heads.0.first);
+                    self.net.prefetch_link_offer(p.heads.1.first);
+                }
+            }
             _ => {}
         }
     }
@@ -323,4 +361,39 @@ pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
         let _ = std::thread::Builder::new().name("tcplab-free".into()).spawn(move || drop((sim, sc)));
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_connections_opened_at_start_are_made_room_for_at_set_up() {
+        // A burst of 3 flows and a bulk transfer at 0 s, and a bulk transfer
+        // starting after the stop time: 4 connections open as their
+        // applications start, and none of them moves the others.
+        let link = |from: &str, to: &str| {
+            format!(r#"{{"from": "{from}", "to": "{to}", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"type": "droptail", "limit_pkts": 10, "limit_bytes": null}}}}"#)
+        };
+        let links = [("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")].map(|(a, b)| link(a, b)).join(", ");
+        let tcp = r#"{"cc": "reno", "mss": 1460, "header": 40, "iw_bytes": 1460,
+            "max_window_bytes": 65536, "initial_ssthresh_bytes": null, "ssthresh_bdp": false, "rto_initial_ns": 1000000000,
+            "rto_min_ns": 1000000000, "rto_max_ns": 60000000000, "granularity_ns": 1000000, "dupack_threshold": 3,
+            "max_backoff": 6, "abc_limit": 2, "delayed_ack": false, "delack_timeout_ns": 200000000, "delack_segments": 2,
+            "limited_transmit": false, "idle_restart": true, "sack_blocks": 3, "handshake": false, "byte_counting": true}"#;
+        let app = |name: &str, kind: &str, start_ns: u64, extra: &str| {
+            format!(r#"{{"name": "{name}", "kind": "{kind}", "src": "s", "dst": "k", "start_ns": {start_ns}, "size_bytes": 30000, "request_bytes": 0{extra}, "tcp": {tcp}}}"#)
+        };
+        let apps = [app("burst", "burst", 0, r#", "flows": 3"#), app("bulk", "bulk", 0, ""), app("late", "bulk", 2_000_000_000, "")].join(", ");
+        let text = format!(r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s", "r", "k"], "links": [{links}], "apps": [{apps}]}}"#);
+        let sc = Scenario::from_json(&text).expect("a valid scenario");
+        let mut sim = Simulator::new(&sc).expect("it builds");
+        assert_eq!(sim.apps.opened_at_start(sim.stop), 4);
+        assert_eq!(sim.tcp.conns.len(), 0);
+        assert!(sim.tcp.conns.capacity() >= 4, "room for {}", sim.tcp.conns.capacity());
+        let at = sim.tcp.conns.as_ptr();
+        sim.run();
+        assert_eq!(sim.tcp.conns.len(), 4);
+        assert_eq!(sim.tcp.conns.as_ptr(), at, "the connections stayed where set-up put them");
+    }
 }

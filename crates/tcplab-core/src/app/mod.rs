@@ -351,6 +351,19 @@ impl Apps {
         }
     }
 
+    /// The connections the applications that start by `stop` open as they
+    /// start (a burst one per flow, every other kind at least one).
+    pub fn opened_at_start(&self, stop: Option<Time>) -> usize {
+        self.apps
+            .iter()
+            .filter(|a| stop.is_none_or(|s| a.start <= s))
+            .map(|a| match a.kind {
+                AppKind::Burst { flows, .. } => flows as usize,
+                _ => 1,
+            })
+            .sum()
+    }
+
     /// An event of connection `conn` (tagged `tag`) of application `a`.
     pub fn on_event<T: Transport>(&mut self, a: u32, conn: u32, tag: u64, ev: ConnEvent, t: &mut T) {
         match ev {

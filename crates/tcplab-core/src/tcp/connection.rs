@@ -219,6 +219,17 @@ impl Connection {
         if kind == PacketKind::Data { self.heads.1.first } else { self.heads.0.first }
     }
 
+    /// The link what `timer` sends when it fires goes out on (a prefetch
+    /// hint): the server's timers send on the data route, the client's on
+    /// the ACK route.
+    #[inline]
+    pub fn timer_link(&self, timer: Timer) -> u32 {
+        match timer {
+            Timer::Rto | Timer::SynAck => self.heads.0.first,
+            Timer::DelAck | Timer::Syn | Timer::Message => self.heads.1.first,
+        }
+    }
+
     /// A packet of this connection arrived at its end of the route.
     #[inline]
     pub fn on_packet<W: Wire>(&mut self, w: &mut W, p: &Packet, sack: &[(u64, u64)]) -> Option<ConnEvent> {

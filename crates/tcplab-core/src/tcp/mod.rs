@@ -58,6 +58,17 @@ impl Endpoints {
         crate::net::capture::FlowHeader::new(c, conn.owner, client, server, cfg.mss, cfg.max_window, cfg.sack_blocks > 0, cfg.handshake)
     }
 
+    /// Make room for `n` more connections, and touch that memory now, so
+    /// that the run neither moves the connections as their number grows
+    /// nor takes the page faults of their first use.
+    pub fn reserve(&mut self, n: usize) {
+        self.conns.reserve_exact(n);
+        let spare = self.conns.spare_capacity_mut();
+        // Writing bytes into uninitialized spare capacity is sound: it
+        // stays uninitialized as far as the vector is concerned.
+        unsafe { std::ptr::write_bytes(spare.as_mut_ptr(), 0, spare.len()) };
+    }
+
     /// A new connection of `owner` from its server `server` (0: its `src`),
     /// not yet opened: returns its number.
     pub fn create(&mut self, owner: u32, server: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
