@@ -105,10 +105,16 @@ pub struct Link {
     /// Sum over admitted packets of their wait before transmission, in ns.
     wait_ns: u128,
     // Line 2.
-    rest: VecDeque<InFlight>,
-    disc: QueueDisc,
+    /// The packets in flight after `first`, up to two, while `rest` is
+    /// empty: a sender's few back-to-back segments travel here, in the
+    /// link's own line, instead of in a heap buffer of their own.
+    near: [InFlight; 2],
+    near_len: u32,
     /// Largest number of packets waiting (not counting the one in service).
     max_queue_pkts: u64,
+    // Line 3.
+    rest: VecDeque<InFlight>,
+    disc: QueueDisc,
     max_queue_bytes: u64,
     // Seldom read.
     drops: u64,
@@ -142,6 +148,8 @@ impl Link {
             accepted_bytes: 0,
             busy_ns: 0,
             wait_ns: 0,
+            near: [InFlight::default(); 2],
+            near_len: 0,
             rest: VecDeque::new(),
             disc,
             max_queue_pkts: 0,
@@ -156,15 +164,20 @@ impl Link {
         }
     }
 
-    /// The `i`-th packet in flight, in arrival order.
+    /// The `i`-th packet in flight, in arrival order: `first`, then
+    /// `near`, then `rest` (a packet goes to `near` only while `rest` is
+    /// empty, so every packet in `near` came before every one in `rest`).
     #[inline]
     fn in_flight(&self, i: usize) -> Option<&InFlight> {
+        let near = self.near_len as usize;
         if i >= self.len as usize {
             None
         } else if i == 0 {
             Some(&self.first)
+        } else if i <= near {
+            Some(&self.near[i - 1])
         } else {
-            self.rest.get(i - 1)
+            self.rest.get(i - 1 - near)
         }
     }
 
@@ -177,6 +190,9 @@ impl Link {
     fn push_in_flight(&mut self, e: InFlight) {
         if self.len == 0 {
             self.first = e;
+        } else if self.rest.is_empty() && (self.near_len as usize) < self.near.len() {
+            self.near[self.near_len as usize] = e;
+            self.near_len += 1;
         } else {
             self.rest.push_back(e);
         }
@@ -191,16 +207,23 @@ impl Link {
         let head = self.first;
         self.len -= 1;
         if self.len > 0 {
-            self.first = self.rest.pop_front().expect("a packet after the first");
+            self.first = if self.near_len > 0 {
+                let e = self.near[0];
+                self.near[0] = self.near[1];
+                self.near_len -= 1;
+                e
+            } else {
+                self.rest.pop_front().expect("a packet after the first")
+            };
         }
         Some(head)
     }
 
-    /// When more packets follow the head one, start loading the next
-    /// (a hint: the link itself should be in cache by now).
+    /// When more packets follow the head one from the heap buffer, start
+    /// loading the next (a hint: the link itself should be in cache by now).
     #[inline]
     pub fn prefetch_second(&self) {
-        if self.len > 1 {
+        if self.len > 1 && self.near_len == 0 {
             if let Some(e) = self.rest.front() {
                 crate::engine::prefetch(e);
             }
@@ -208,7 +231,7 @@ impl Link {
     }
 
     fn iter_in_flight(&self) -> impl Iterator<Item = &InFlight> {
-        self.front().into_iter().chain(self.rest.iter())
+        self.front().into_iter().chain(self.near[..self.near_len as usize].iter()).chain(self.rest.iter())
     }
 
     /// Make this an ATM link; with `port`, its output is that UBR switch port.
@@ -556,8 +579,11 @@ mod tests {
                   &l.busy_ns as *const _ as usize, &l.wait_ns as *const _ as usize] {
             assert_eq!(line(p), 1);
         }
-        assert_eq!(line(&l.rest as *const _ as usize), 2);
-        assert_eq!(line(&l.disc as *const _ as usize), 2);
+        // The second and third packets in flight: line 2.
+        assert_eq!(line(&l.near as *const _ as usize), 2);
+        assert_eq!(line(&l.near_len as *const _ as usize), 2);
+        assert_eq!(line(&l.rest as *const _ as usize), 3);
+        assert_eq!(line(&l.disc as *const _ as usize), 3);
     }
 
     #[test]
