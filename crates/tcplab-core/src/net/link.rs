@@ -62,11 +62,13 @@ pub enum Offer {
 /// packet in flight (an arrival on a link carrying one packet reads nothing
 /// else). Line 1: the serialization cache and the counters every admission
 /// updates (an admission to an idle link reads lines 0 and 1 only). Line 2:
-/// the other packets in flight and the discipline (read when packets wait
-/// or follow one another). The rest is seldom read.
+/// the second and third packets in flight while no more follow (a
+/// sender's few back-to-back segments). Line 3: the other packets in
+/// flight and the discipline (read when packets wait or many follow one
+/// another). The rest is seldom read.
 ///
-/// The packets in flight are `first` (when `len > 0`) and then `rest`, in
-/// arrival order.
+/// The packets in flight are `first` (when `len > 0`), then `near`, then
+/// `rest`, in arrival order.
 #[repr(C, align(64))]
 pub struct Link {
     // Line 0.
