@@ -223,18 +223,12 @@ mod tests {
     #[test]
     fn each_connection_keeps_the_heads_of_its_routes_from_every_server() {
         // s0 and s1 -> r0 -> r1 -> k0; links 0-7 as listed (each way in turn).
-        let link = |from: &str, to: &str| {
-            format!(r#"{{"from": "{from}", "to": "{to}", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"type": "droptail", "limit_pkts": 10, "limit_bytes": null}}}}"#)
-        };
-        let links = [("s0", "r0"), ("r0", "s0"), ("s1", "r0"), ("r0", "s1"), ("r0", "r1"), ("r1", "r0"), ("r1", "k0"), ("k0", "r1")].map(|(a, b)| link(a, b)).join(", ");
+        let links = crate::testkit::links(&[("s0", "r0"), ("r0", "s0"), ("s1", "r0"), ("r0", "s1"), ("r0", "r1"), ("r1", "r0"), ("r1", "k0"), ("k0", "r1")]);
+        let tcp = crate::testkit::TCP;
         let text = format!(
             r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s0", "s1", "r0", "r1", "k0"], "links": [{links}],
             "apps": [{{"name": "b", "kind": "burst", "src": "s0", "dst": "k0", "start_ns": 0, "size_bytes": 40000, "request_bytes": 0,
-                       "flows": 2, "extra_src": ["s1"], "tcp": {{"cc": "reno", "mss": 1460, "header": 40, "iw_bytes": 1460,
-                       "max_window_bytes": 65536, "initial_ssthresh_bytes": null, "ssthresh_bdp": false, "rto_initial_ns": 1000000000,
-                       "rto_min_ns": 1000000000, "rto_max_ns": 60000000000, "granularity_ns": 1000000, "dupack_threshold": 3,
-                       "max_backoff": 6, "abc_limit": 2, "delayed_ack": false, "delack_timeout_ns": 200000000, "delack_segments": 2,
-                       "limited_transmit": false, "idle_restart": true, "sack_blocks": 3, "handshake": false, "byte_counting": true}}}}]}}"#
+                       "flows": 2, "extra_src": ["s1"], "tcp": {tcp}}}]}}"#
         );
         let sc = Scenario::from_json(&text).expect("a valid scenario");
         let mut parts = build(&sc).expect("it builds");

@@ -21,6 +21,8 @@ pub mod scenario;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
+#[cfg(test)]
+mod testkit;
 pub mod time;
 
 pub use error::{Error, Result};

@@ -372,15 +372,8 @@ mod tests {
         // A burst of 3 flows and a bulk transfer at 0 s, and a bulk transfer
         // starting after the stop time: 4 connections open as their
         // applications start, and none of them moves the others.
-        let link = |from: &str, to: &str| {
-            format!(r#"{{"from": "{from}", "to": "{to}", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"type": "droptail", "limit_pkts": 10, "limit_bytes": null}}}}"#)
-        };
-        let links = [("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")].map(|(a, b)| link(a, b)).join(", ");
-        let tcp = r#"{"cc": "reno", "mss": 1460, "header": 40, "iw_bytes": 1460,
-            "max_window_bytes": 65536, "initial_ssthresh_bytes": null, "ssthresh_bdp": false, "rto_initial_ns": 1000000000,
-            "rto_min_ns": 1000000000, "rto_max_ns": 60000000000, "granularity_ns": 1000000, "dupack_threshold": 3,
-            "max_backoff": 6, "abc_limit": 2, "delayed_ack": false, "delack_timeout_ns": 200000000, "delack_segments": 2,
-            "limited_transmit": false, "idle_restart": true, "sack_blocks": 3, "handshake": false, "byte_counting": true}"#;
+        let links = crate::testkit::links(&[("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")]);
+        let tcp = crate::testkit::TCP;
         let app = |name: &str, kind: &str, start_ns: u64, extra: &str| {
             format!(r#"{{"name": "{name}", "kind": "{kind}", "src": "s", "dst": "k", "start_ns": {start_ns}, "size_bytes": 30000, "request_bytes": 0{extra}, "tcp": {tcp}}}"#)
         };
