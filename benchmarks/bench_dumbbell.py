@@ -128,7 +128,7 @@ t4 = time.perf_counter()
 e = res.engine
 b = links[(links.src == "r0") & (links.dst == "r1")].iloc[0]
 rest = (t3 - t2) - e["setup_seconds"] - e["wall_seconds"]
-print(json.dumps({"departed": int(b.departures), "loop_s": e["wall_seconds"], "events": e["events"],
+print(json.dumps({"departed": int(b.departures), "dropped": int(b.drops), "loop_s": e["wall_seconds"], "events": e["events"],
                   "setup_s": (t1 - t0) + (t2 - t1) + e["setup_seconds"], "results_s": rest + (t4 - t3)}))
 """
 
@@ -136,7 +136,9 @@ print(json.dumps({"departed": int(b.departures), "loop_s": e["wall_seconds"], "e
 def run_scale(flows: int) -> dict:
     out, wall, rss = run_measured([sys.executable, "-c", SCALE_CHILD], json.dumps(scale_scenario(flows)))
     d = json.loads(out.strip().splitlines()[-1])
-    return {"flows": flows, **d, "pps": d["departed"] / d["loop_s"], "rss_mb": rss, "process_s": wall}
+    return {"flows": flows, **d, "pps": d["departed"] / d["loop_s"], "eps": d["events"] / d["loop_s"],
+            "ev_per_pkt": d["events"] / d["departed"], "drop_pct": 100 * d["dropped"] / (d["departed"] + d["dropped"]),
+            "rss_mb": rss, "process_s": wall}  # fmt: skip
 
 
 def scale_table(flow_counts: tuple[int, ...], repeat: int = 1) -> list[dict]:
@@ -151,19 +153,21 @@ def scale_table(flow_counts: tuple[int, ...], repeat: int = 1) -> list[dict]:
             print(f"  {n}: {r['departed']:,} pkts in {r['loop_s']:.2f} s loop, {r['process_s']:.1f} s process", file=sys.stderr, flush=True)
     rows = [scale_summary(runs[n]) for n in flow_counts]
     spread = repeat > 1
-    hdr = (f"{'flows':>8} | {'M pkts/s':>9}{'range' if spread else '':>12}{'ns/pkt':>8} | {'set-up s':>9}{'results s':>10} | "
-           f"{'peak RSS MB':>12}{'KB/flow':>9}")  # fmt: skip
+    hdr = (f"{'flows':>8} | {'M pkts/s':>9}{'range' if spread else '':>12}{'ns/pkt':>8}{'ev/pkt':>8}{'ns/ev':>7}{'drop %':>8} | "
+           f"{'set-up s':>9}{'results s':>10} | {'peak RSS MB':>12}{'KB/flow':>9}")  # fmt: skip
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
         rng = f"{r['pps_min'] / 1e6:.2f}-{r['pps_max'] / 1e6:.2f}" if spread else ""
-        print(f"{r['flows']:>8,} | {r['pps'] / 1e6:>9.2f}{rng:>12}{1e9 / r['pps']:>8.0f} | {r['setup_s']:>9.2f}{r['results_s']:>10.2f} | "
-              f"{r['rss_mb']:>12.0f}{r['rss_mb'] * 1024 / r['flows']:>9.1f}")  # fmt: skip
+        print(f"{r['flows']:>8,} | {r['pps'] / 1e6:>9.2f}{rng:>12}{1e9 / r['pps']:>8.0f}{r['ev_per_pkt']:>8.2f}{1e9 / r['eps']:>7.0f}"
+              f"{r['drop_pct']:>8.1f} | {r['setup_s']:>9.2f}{r['results_s']:>10.2f} | {r['rss_mb']:>12.0f}{r['rss_mb'] * 1024 / r['flows']:>9.1f}")  # fmt: skip
     if len(rows) > 1:
         lo, hi = rows[0], rows[-1]
-        print(f"\ncost per packet at {hi['flows']:,} flows over {lo['flows']:,}: {lo['pps'] / hi['pps']:.2f}x (medians)")
+        print(f"\ncost per packet at {hi['flows']:,} flows over {lo['flows']:,}: {lo['pps'] / hi['pps']:.2f}x (medians); "
+              f"per event: {lo['eps'] / hi['eps']:.2f}x")
     print(f"\nM pkts/s: bottleneck packets per wall second of the loop{', median of ' + str(repeat) + ' runs' if spread else ''}; "
           "set-up: scenario to first event;")
+    print("ev/pkt: events per bottleneck packet; ns/ev: loop time per event; drop %: the bottleneck's arrivals it dropped;")
     print("results: loop end to DataFrames; RSS: the whole process, Python included.")
     return rows
 
@@ -171,7 +175,8 @@ def scale_table(flow_counts: tuple[int, ...], repeat: int = 1) -> list[dict]:
 def scale_summary(runs: list[dict]) -> dict:
     """The median of each measurement over a flow count's runs (the runs themselves under `runs`)."""
     pps = [r["pps"] for r in runs]
-    med = {k: statistics.median(r[k] for r in runs) for k in ("pps", "loop_s", "setup_s", "results_s", "rss_mb", "process_s")}
+    keys = ("pps", "eps", "ev_per_pkt", "drop_pct", "loop_s", "setup_s", "results_s", "rss_mb", "process_s")
+    med = {k: statistics.median(r[k] for r in runs) for k in keys}
     return {"flows": runs[0]["flows"], **med, "pps_min": min(pps), "pps_max": max(pps), "runs": runs}
 
 

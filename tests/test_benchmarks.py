@@ -1,6 +1,7 @@
 """The benchmark script's own arithmetic (its timings are never asserted)."""
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
@@ -11,8 +12,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 import bench_dumbbell  # noqa: E402
 
 
-def _run(flows, pps, setup, rss):
-    return {"flows": flows, "pps": pps, "loop_s": 1.0, "setup_s": setup, "results_s": 0.5, "rss_mb": rss, "process_s": 2.0}
+def _run(flows, pps, setup, rss, events_per_pkt=4.0, drop_pct=1.0):
+    return {"flows": flows, "pps": pps, "eps": pps * events_per_pkt, "ev_per_pkt": events_per_pkt, "drop_pct": drop_pct,
+            "loop_s": 1.0, "setup_s": setup, "results_s": 0.5, "rss_mb": rss, "process_s": 2.0}  # fmt: skip
 
 
 def test_scale_summary_takes_each_columns_median_and_the_speed_range():
@@ -25,12 +27,24 @@ def test_scale_summary_takes_each_columns_median_and_the_speed_range():
 
 def test_scale_table_prints_the_cost_ratio_of_the_largest_count_over_the_smallest(monkeypatch, capsys):
     speeds = {1000: iter([3.0e6, 2.0e6]), 100000: iter([1.0e6, 0.5e6])}
-    monkeypatch.setattr(bench_dumbbell, "run_scale", lambda n: {**_run(n, next(speeds[n]), 0.1, 100), "departed": 1})
+    work = {1000: (4.0, 0.3), 100000: (5.0, 27.0)}
+    monkeypatch.setattr(bench_dumbbell, "run_scale", lambda n: {**_run(n, next(speeds[n]), 0.1, 100, *work[n]), "departed": 1})
     rows = bench_dumbbell.scale_table((1000, 100000), repeat=2)
     assert [r["pps"] for r in rows] == [2.5e6, 0.75e6]
+    assert [(r["ev_per_pkt"], r["drop_pct"]) for r in rows] == [(4.0, 0.3), (5.0, 27.0)]
     out = capsys.readouterr().out
     assert "2.00-3.00" in out and "0.50-1.00" in out
-    assert "cost per packet at 100,000 flows over 1,000: 3.33x (medians)" in out
+    # 1e9 / (0.75e6 * 5) = 267 ns an event at 100,000 flows, 1e9 / (2.5e6 * 4) = 100 at 1,000.
+    assert "    5.00    267    27.0 |" in out and "    4.00    100     0.3 |" in out
+    assert "cost per packet at 100,000 flows over 1,000: 3.33x (medians); per event: 2.67x" in out
+
+
+def test_a_scale_run_reports_its_events_per_packet_and_the_share_of_bottleneck_arrivals_dropped(monkeypatch):
+    child = {"departed": 300, "dropped": 100, "loop_s": 0.5, "events": 1500, "setup_s": 0.1, "results_s": 0.2}
+    monkeypatch.setattr(bench_dumbbell, "run_measured", lambda cmd, stdin: (json.dumps(child) + "\n", 1.5, 120.0))
+    r = bench_dumbbell.run_scale(1000)
+    assert (r["pps"], r["eps"], r["ev_per_pkt"], r["drop_pct"]) == (600.0, 3000.0, 5.0, 25.0)
+    assert (r["rss_mb"], r["process_s"], r["flows"]) == (120.0, 1.5, 1000)
 
 
 @pytest.mark.parametrize("bad", ["0", "-2", "x", "1.5"])
