@@ -232,8 +232,9 @@ impl Simulator {
     /// - Three events ahead: the packet of a link arrival.
     /// - Two ahead: the link; through the packet (loaded by now), its route
     ///   entry and, where the packet ends its route, its connection (for
-    ///   data, up to the end of its receiver; otherwise every line: an ACK's
-    ///   processing reads most of them). A timer's connection.
+    ///   data, up to the end of its receiver; for an ACK, every line but the
+    ///   receiver's: its processing reads most of them). A timer's
+    ///   connection: the side the timer belongs to.
     /// - The next event, when it went through the stage before: through its
     ///   link, packet and route entry (loaded by now), the packet in flight
     ///   after it on the link and the links its packet goes on to or, when
@@ -263,13 +264,19 @@ impl Simulator {
                     match kind {
                         _ if !last => {}
                         PacketKind::Data => prefetch_bytes(conn, Connection::CLIENT_SIDE_BYTES),
+                        PacketKind::Ack => Connection::prefetch_server_side(conn),
                         _ => prefetch_whole(conn),
                     }
                     self.staged = pkt;
                 }
             }
-            Some(&Ev::Conn { conn, .. }) => {
-                prefetch_whole(conns.wrapping_add(conn as usize));
+            Some(&Ev::Conn { conn, timer, .. }) => {
+                let c = conns.wrapping_add(conn as usize);
+                match timer {
+                    Timer::Rto => Connection::prefetch_server_side(c),
+                    Timer::DelAck => prefetch_bytes(c, Connection::CLIENT_SIDE_BYTES),
+                    Timer::Syn | Timer::SynAck | Timer::Message => prefetch_whole(c),
+                }
                 self.staged_conn = conn;
             }
             Some(&Ev::App(a)) => {
