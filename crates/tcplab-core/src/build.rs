@@ -258,13 +258,7 @@ mod timer_link_tests {
     #[test]
     fn a_timer_names_the_first_link_of_the_route_its_send_takes() {
         // s -> r -> k: data over links 0, 2; ACKs over 3, 1.
-        let links = crate::testkit::links(&[("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")]);
-        let tcp = crate::testkit::TCP;
-        let text = format!(
-            r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s", "r", "k"], "links": [{links}],
-            "apps": [{{"name": "b", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 40000, "request_bytes": 0, "tcp": {tcp}}}]}}"#
-        );
-        let sc = Scenario::from_json(&text).expect("a valid scenario");
+        let sc = crate::testkit::line_srk(r#"{"name": "b", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 40000, "request_bytes": 0, "tcp": {tcp}}"#);
         let mut parts = build(&sc).expect("it builds");
         let c = parts.tcp.create(0, 0, Some(40_000), 0, Time::ZERO);
         let conn = &parts.tcp.conns[c as usize];

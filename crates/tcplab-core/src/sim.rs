@@ -379,14 +379,11 @@ mod tests {
         // A burst of 3 flows and a bulk transfer at 0 s, and a bulk transfer
         // starting after the stop time: 4 connections open as their
         // applications start, and none of them moves the others.
-        let links = crate::testkit::links(&[("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")]);
-        let tcp = crate::testkit::TCP;
         let app = |name: &str, kind: &str, start_ns: u64, extra: &str| {
-            format!(r#"{{"name": "{name}", "kind": "{kind}", "src": "s", "dst": "k", "start_ns": {start_ns}, "size_bytes": 30000, "request_bytes": 0{extra}, "tcp": {tcp}}}"#)
+            format!(r#"{{"name": "{name}", "kind": "{kind}", "src": "s", "dst": "k", "start_ns": {start_ns}, "size_bytes": 30000, "request_bytes": 0{extra}, "tcp": {{tcp}}}}"#)
         };
         let apps = [app("burst", "burst", 0, r#", "flows": 3"#), app("bulk", "bulk", 0, ""), app("late", "bulk", 2_000_000_000, "")].join(", ");
-        let text = format!(r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s", "r", "k"], "links": [{links}], "apps": [{apps}]}}"#);
-        let sc = Scenario::from_json(&text).expect("a valid scenario");
+        let sc = crate::testkit::line_srk(&apps);
         let mut sim = Simulator::new(&sc).expect("it builds");
         assert_eq!(sim.apps.opened_at_start(sim.stop), 4);
         assert_eq!(sim.tcp.conns.len(), 0);

@@ -18,3 +18,13 @@ pub const TCP: &str = r#"{"cc": "reno", "mss": 1460, "header": 40, "iw_bytes": 1
     "rto_min_ns": 1000000000, "rto_max_ns": 60000000000, "granularity_ns": 1000000, "dupack_threshold": 3,
     "max_backoff": 6, "abc_limit": 2, "delayed_ack": false, "delack_timeout_ns": 200000000, "delack_segments": 2,
     "limited_transmit": false, "idle_restart": true, "sack_blocks": 3, "handshake": false, "byte_counting": true}"#;
+
+/// A scenario over s -> r -> k (links 0: s->r, 1: r->s, 2: r->k, 3: k->r),
+/// stopping at 1 s, with `apps`: a JSON list's items, each of which may
+/// write `{tcp}` for [`TCP`].
+pub fn line_srk(apps: &str) -> crate::scenario::Scenario {
+    let links = links(&[("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")]);
+    let apps = apps.replace("{tcp}", TCP);
+    let text = format!(r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s", "r", "k"], "links": [{links}], "apps": [{apps}]}}"#);
+    crate::scenario::Scenario::from_json(&text).expect("a valid scenario")
+}
