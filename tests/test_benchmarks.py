@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import bench_dumbbell  # noqa: E402
+import core_pairs  # noqa: E402
 
 
 def _run(flows, pps, setup, rss, events_per_pkt=4.0, drop_pct=1.0):
@@ -53,3 +54,31 @@ def test_repeat_must_be_a_whole_number_of_at_least_one(bad):
     with pytest.raises(argparse.ArgumentTypeError) as e:
         bench_dumbbell.positive_int(bad)
     assert str(e.value) == f"{bad!r}: expected a whole number of at least 1"
+
+
+def _engine(wall, events=100, created=50):
+    return {"events": events, "packets_created": created, "wall_seconds": wall, "setup_seconds": 0.1, "results_seconds": 0.2}
+
+
+def test_core_pairs_takes_the_median_of_each_pairs_ratio_and_ignores_the_wall_clock_fields():
+    pairs = [(_engine(2.0), _engine(1.0)), (_engine(1.0), _engine(1.25)), (_engine(3.0), _engine(2.0))]
+    pairs[1][1]["setup_seconds"] = 9.0  # a wall-clock field: not a counter
+    s = core_pairs.summarize(pairs)
+    assert s["ratios"] == [2.0, 0.8, 1.5]
+    assert (s["median"], s["min"], s["max"], s["faster"]) == (1.5, 0.8, 2.0, 2)
+    assert s["differ"] == {}
+
+
+def test_core_pairs_names_the_counters_the_two_builds_disagree_on():
+    pairs = [(_engine(1.0), _engine(1.0)), (_engine(1.0, events=101), _engine(1.0, created=49))]
+    assert core_pairs.differing(pairs) == {"events": (101, 100), "packets_created": (50, 49)}
+
+
+@pytest.mark.parametrize("argv", [["a", "b"], ["a", "b", "s.json", "--flows", "10"], ["a", "b", "s.json", "--pairs", "0"]])
+def test_core_pairs_wants_one_scenario_and_at_least_one_pair(monkeypatch, capsys, argv):
+    monkeypatch.setattr(sys, "argv", ["core_pairs.py", *argv])
+    with pytest.raises(SystemExit) as e:
+        core_pairs.main()
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert ("not both" in err) if "--pairs" not in argv else ("--pairs 0: expected a whole number of at least 1" in err)
