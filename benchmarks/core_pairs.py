@@ -28,17 +28,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: What the core runner prints that measures the machine, not the run.
-WALL_CLOCK = ("wall_seconds", "setup_seconds", "results_seconds")
-
-
 def run_core(binary: str, scenario: str) -> dict:
     out = subprocess.run([binary, scenario], capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
 def counters(engine: dict) -> dict:
-    return {k: v for k, v in engine.items() if k not in WALL_CLOCK}
+    """The engine's counters, without the fields that measure the machine, not the run."""
+    from tcplab.api import without_wall_clock
+
+    return without_wall_clock(engine)
 
 
 def differing(pairs: list[tuple[dict, dict]]) -> dict:
