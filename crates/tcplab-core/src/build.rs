@@ -35,6 +35,8 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     // Field names are formatted only for an error.
     let node = |field: &dyn Fn() -> String, name: &str| -> Result<u32> { index.get(name).copied().ok_or_else(|| invalid(field(), format!("unknown node '{name}'"))) };
     let views = sc.link_views()?;
+    // Huge pages for the links, mapped by a helper thread meanwhile.
+    let room = crate::engine::pages::Prepared::start(views.len());
     let mut links = Vec::with_capacity(views.len());
     let mut ends = Vec::with_capacity(views.len());
     for (i, l) in views.iter().enumerate() {
@@ -157,6 +159,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         captured.push((l, format!("{a}->{b}")));
     }
     let n_links = links.len();
+    let links = room.adopt(links);
     let mut net = Network::new(sc.nodes.clone(), links, routes, taps, sc.stop_ns.map(Time::from_ns));
     if !captured.is_empty() {
         let dir = sc.trace.pcap_dir.as_deref().ok_or_else(|| invalid("trace.pcap_dir".into(), "captures need a directory"))?;

@@ -4,6 +4,7 @@
 //! scheduled (FIFO), so a run is a pure function of its inputs.
 
 pub mod fxhash;
+pub mod pages;
 pub mod rng;
 pub mod timer;
 
