@@ -106,6 +106,41 @@ mod tests {
         assert!(v.iter().enumerate().all(|(i, &x)| x == i as u64 * 7));
     }
 
+    /// The kilobytes of `/proc/self/smaps`'s `AnonHugePages` in the
+    /// mapping that holds `at`, where Linux says.
+    fn huge_kb_at(at: usize) -> Option<u64> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ').filter(|(r, _)| r.contains('-') && !r.ends_with(':')) {
+                let (lo, hi) = range.split_once('-')?;
+                let (lo, hi) = (usize::from_str_radix(lo, 16).ok()?, usize::from_str_radix(hi, 16).ok()?);
+                inside = (lo..hi).contains(&at);
+            } else if let Some(kb) = line.strip_prefix("AnonHugePages:").filter(|_| inside) {
+                return kb.trim().trim_end_matches("kB").trim().parse().ok();
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn the_room_is_in_huge_pages_where_the_kernel_grants_them() {
+        // Transparent huge pages off (or no such file: another OS, or a
+        // kernel without them) and nothing is promised.
+        let mode = std::fs::read_to_string("/sys/kernel/mm/transparent_hugepage/enabled").unwrap_or_default();
+        if !(mode.contains("[always]") || mode.contains("[madvise]")) {
+            return;
+        }
+        let n = 4 * MIN_BYTES / 8;
+        let v = Prepared::<u64>::start(n).adopt((0..n as u64).collect());
+        // The advice covers whole 4 KiB pages, so the vector's first
+        // bytes (after the allocator's header) may lie in a mapping of
+        // their own: look in the middle.
+        let kb = huge_kb_at(v.as_ptr().wrapping_add(n / 2) as usize).expect("the vector's mapping is listed");
+        // 32 MiB hold at least 15 whole 2 MiB pages wherever they start.
+        assert!(kb >= 15 * 2048, "{kb} kB in huge pages");
+    }
+
     #[test]
     fn a_room_too_small_for_the_items_is_not_used() {
         let n = 2 * MIN_BYTES / 8;
