@@ -5,6 +5,7 @@
 //! engine's counters.
 
 pub mod columns;
+pub mod invariants;
 pub mod results;
 pub mod trace;
 
