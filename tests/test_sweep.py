@@ -137,6 +137,34 @@ def test_resume_after_sigkill(tmp_path) -> None:
     assert_same(snapshot(tmp_path / "results.duckdb"), snapshot(tmp_path / "clean.duckdb"))
 
 
+def test_ctrl_c_keeps_every_finished_run(tmp_path) -> None:
+    """Ctrl-C stops a sweep with exit status 130, and the runs it reported
+    stored, and any others that had finished, are in the store: rerunning
+    does only the rest, and the store ends as an uninterrupted sweep's."""
+    path = write_sweep(tmp_path, duration="60s", reps=4)
+    total = len(load_sweep(path).runs)
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "1", "-q", "-v"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    reported = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        reported += line.startswith("stored ")
+        if reported == 3:
+            proc.send_signal(signal.SIGINT)
+            break
+    out, err = proc.communicate()
+    reported += sum(line.startswith("stored ") for line in out.splitlines())
+    assert proc.returncode == 130, err
+    assert "interrupted." in err and "Run the same command to resume." in err
+    kept = len(snapshot(tmp_path / "results.duckdb")["runs"])
+    assert 3 <= reported <= kept < total
+    again = subprocess.run(cmd[:-1], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"{total - kept} runs done, {kept} already stored, 0 failed, of {total}" in again.stdout
+    run_sweep(load_sweep(path, str(tmp_path / "clean.duckdb")), jobs=1, progress=False)
+    assert_same(snapshot(tmp_path / "results.duckdb"), snapshot(tmp_path / "clean.duckdb"))
+
+
 def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
     import time
 
@@ -216,3 +244,29 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_path) -> None:
+    """One write of several finished runs stores what writing each alone
+    stores (every row under its own run), and a run stored as failed is
+    replaced whole when it is written again."""
+    from tcplab.store import Store
+    from tcplab.sweep import execute
+
+    runs = load_sweep(write_sweep(tmp_path, reps=1, factors='"tcp.iw" = [1, 2, 4]')).runs
+    done = [(r, execute(r.core_json), None) for r in runs]
+    single = Store(tmp_path / "single.duckdb")
+    for d in done:
+        single.write_runs("s", [d], traces=False)
+    single.close()
+    batch = Store(tmp_path / "batch.duckdb")
+    batch.write_runs("s", [(runs[1], None, "RuntimeError: once")], traces=False)
+    assert batch.con.execute("SELECT status, error FROM runs").fetchall() == [("error", "RuntimeError: once")]
+    batch.write_runs("s", done, traces=False)
+    batch.close()
+    a, b = snapshot(tmp_path / "single.duckdb"), snapshot(tmp_path / "batch.duckdb")
+    assert_same(a, b)
+    assert sorted(a["runs"].status) == ["ok"] * 3
+    per_run = a["flows"].groupby("run_id").size()
+    assert per_run.to_dict() == {r.run_id: len(p["tables"]["flows"]) for r, p, _ in done}
+    assert list(a["flows"].columns[:2]) == ["run_id", "id"]

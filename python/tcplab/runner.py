@@ -53,6 +53,14 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="tcplab-parent-watch").start()
 
 
+#: Finished runs wait to be written together until this many have finished
+#: or their simulations took this many seconds in all: a write costs the
+#: store several statements whatever it holds, and a killed sweep loses no
+#: more than that much finished work (and what was running).
+WRITE_AT_RUNS = 64
+WRITE_AT_WORK_S = 0.05
+
+
 def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
     """Yield, as runs finish, the batch of (run, payload, error) finished
     since the last yield. At most max(2 jobs, 16) runs are in flight, so the
@@ -132,19 +140,37 @@ def run_sweep(
         columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
         with Progress(*columns, disable=not progress, transient=False) as bar:
             task = bar.add_task(sweep.name, total=len(todo))
+            waiting: list[Outcome] = []
+
+            def store_waiting() -> None:
+                store.write_runs(sweep.name, waiting, sweep.traces)
+                stored = waiting[:]
+                waiting.clear()
+                for run, _, error in stored:
+                    if error:
+                        report.failed += 1
+                    else:
+                        report.done += 1
+                    bar.advance(task)
+                    if on_result:
+                        on_result(run)
+
+            work = 0.0
             try:
                 for batch in stream:
-                    store.write_runs(sweep.name, batch, sweep.traces)
-                    for run, _, error in batch:
-                        if error:
-                            report.failed += 1
-                        else:
-                            report.done += 1
-                        bar.advance(task)
-                        if on_result:
-                            on_result(run)
+                    waiting += batch
+                    work += sum(payload["wall_s"] for _, payload, _ in batch if payload is not None)
+                    if len(waiting) >= WRITE_AT_RUNS or work >= WRITE_AT_WORK_S:
+                        store_waiting()
+                        work = 0.0
+                if waiting:
+                    store_waiting()
             except KeyboardInterrupt:
                 report.interrupted = True
+                if waiting:
+                    # Finished runs are kept: written now, or, if Ctrl-C
+                    # came during their write (rolled back), now whole.
+                    store_waiting()
             finally:
                 close = getattr(stream, "close", None)
                 if close:

@@ -9,9 +9,10 @@ Tables:
 - ``traces``, ``packets``: when the sweep asks for them.
 
 Finished runs are written whole, in one transaction with whatever else has
-finished since the last write, so a sweep killed at any moment loses at most
-the runs in flight (running, or finished and waiting for that write), and
-rerunning the sweep skips stored runs.
+finished since the last write (the runner writes once 64 runs, or 0.05 s of
+their simulations, are waiting), so a sweep killed at any moment loses at
+most the runs in flight (running, or finished and waiting for that write),
+and rerunning the sweep skips stored runs.
 """
 
 from __future__ import annotations
@@ -98,6 +99,10 @@ class Store:
         except duckdb.Error as e:
             raise StoreError(f"cannot open {path}: {e}") from None
         if not read_only:
+            # A writer's statements are small (a batch of runs at a time):
+            # one DuckDB thread does them faster, and leaves the cores to
+            # the sweep's workers.
+            self.con.execute("SET threads TO 1")
             self.con.execute(SCHEMA)
         self._tables = set(self.tables())
 
@@ -126,6 +131,17 @@ class Store:
         finally:
             self.con.unregister("_df")
 
+    def _insert_columns(self, table: str, columns: dict[str, list[Any]], types: dict[str, str]) -> None:
+        """Insert rows given as columns of the given Arrow types, in one
+        statement through Arrow (many rows of parameters cost DuckDB far more)."""
+        import pyarrow as pa
+
+        self.con.register("_cols", pa.table({c: pa.array(v, type=getattr(pa, types[c])()) for c, v in columns.items()}))
+        try:
+            self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _cols")
+        finally:
+            self.con.unregister("_cols")
+
     def _insert_rows(self, table: str, rows: list[tuple]) -> None:
         """Insert rows in one statement."""
         width = len(rows[0])
@@ -143,16 +159,22 @@ class Store:
 
         self.con.execute("BEGIN TRANSACTION")
         try:
-            frames: dict[str, list[pd.DataFrame]] = {}
-            metrics, factors, runs = [], [], []
+            # Only a run already stored (a failed one, run again) has rows to
+            # replace; one query asks that for the whole batch.
+            ids = [run.run_id for run, _, _ in done]
+            stored = [r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids]).fetchall()]
+            for run_id in stored:
+                self.con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+                for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
+                    if t in self._tables:
+                        self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run_id])
+            # Each table's frames, and the run each frame is of: the run_id
+            # column is added once per table and batch, not once per run.
+            frames: dict[str, tuple[list[pd.DataFrame], list[str]]] = {}
+            metrics: dict[str, list[Any]] = {"run_id": [], "metric": [], "value": []}
+            factors: dict[str, list[Any]] = {"run_id": [], "name": [], "value": []}
+            runs = []
             for run, payload, error in done:
-                # Only a run already stored (a failed one, run again) has rows
-                # to replace; the primary key answers that without scanning.
-                if self.con.execute("SELECT 1 FROM runs WHERE run_id = ?", [run.run_id]).fetchone():
-                    self.con.execute("DELETE FROM runs WHERE run_id = ?", [run.run_id])
-                    for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
-                        if t in self._tables:
-                            self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run.run_id])
                 head = (run.run_id, sweep, run.config_id, run.rep, run.seed, json.dumps(run.factors, sort_keys=True))
                 if payload is not None:
                     eng = payload["engine"]
@@ -160,16 +182,28 @@ class Store:
                     for table in ("flows", "links", "pages") + (("traces", "packets") if traces else ()):
                         df = payload["tables"][table]
                         if len(df):
-                            frames.setdefault(table, []).append(df.assign(run_id=run.run_id)[["run_id", *df.columns]])
-                    metrics += [(run.run_id, k, v) for k, v in payload["metrics"].items()]
+                            dfs, of = frames.setdefault(table, ([], []))
+                            dfs.append(df)
+                            of.append(run.run_id)
+                    for k, v in payload["metrics"].items():
+                        metrics["run_id"].append(run.run_id)
+                        metrics["metric"].append(k)
+                        metrics["value"].append(float(v))
                 else:
                     runs.append(head + ("error", error, None, None, None, None))
-                factors += [(run.run_id, k, json.dumps(v)) for k, v in run.factors.items()]
-            for table, dfs in frames.items():
-                self._insert_df(table, pd.concat(dfs, ignore_index=True) if len(dfs) > 1 else dfs[0])
-            for table, rows in (("metrics", metrics), ("factors", factors), ("runs", runs)):
-                if rows:
-                    self._insert_rows(table, rows)
+                for k, v in run.factors.items():
+                    factors["run_id"].append(run.run_id)
+                    factors["name"].append(k)
+                    factors["value"].append(json.dumps(v))
+            for table, (dfs, of) in frames.items():
+                df = pd.concat(dfs, ignore_index=True) if len(dfs) > 1 else dfs[0].copy(deep=False)
+                df.insert(0, "run_id", np.repeat(np.array(of, dtype=object), [len(d) for d in dfs]))
+                self._insert_df(table, df)
+            if metrics["run_id"]:
+                self._insert_columns("metrics", metrics, {"run_id": "string", "metric": "string", "value": "float64"})
+            if factors["run_id"]:
+                self._insert_columns("factors", factors, {"run_id": "string", "name": "string", "value": "string"})
+            self._insert_rows("runs", runs)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
