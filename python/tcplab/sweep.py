@@ -143,6 +143,20 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     return sweep
 
 
+_EMPTY: dict[str, Any] = {}
+
+
+def _empty(name: str, columns: list[str]) -> Any:
+    """The empty result table `name`, made once per process (most runs have
+    no pages, traces or packets; the store writes no empty table, and
+    nothing changes these frames)."""
+    if name not in _EMPTY:
+        from .api import _frame
+
+        _EMPTY[name] = _frame({}, columns)
+    return _EMPTY[name]
+
+
 def execute(core_json: str) -> dict[str, Any]:
     """Run one normalized scenario in this process and return what the store
     keeps: the wall time, the engine counters, the result tables as pandas
@@ -156,7 +170,7 @@ def execute(core_json: str) -> dict[str, Any]:
     res = run_core_columns(core_json)
     wall = time.perf_counter() - t0
     tables = {
-        name: _frame(res[name], cols)
+        name: _frame(res[name], cols) if res[name] else _empty(name, cols)
         for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS),
                            ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS))  # fmt: skip
     }
