@@ -157,6 +157,8 @@ class Store:
         none, in one transaction: a run is stored whole or not at all."""
         import pandas as pd
 
+        if not done:
+            return
         self.con.execute("BEGIN TRANSACTION")
         try:
             # Only a run already stored (a failed one, run again) has rows to
