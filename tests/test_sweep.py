@@ -270,3 +270,28 @@ def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_
     per_run = a["flows"].groupby("run_id").size()
     assert per_run.to_dict() == {r.run_id: len(p["tables"]["flows"]) for r, p, _ in done}
     assert list(a["flows"].columns[:2]) == ["run_id", "id"]
+
+
+def test_run_metrics_on_hand_built_tables() -> None:
+    """The store's per-run metrics, worked by hand: medians and means of the
+    completed transfers and pages only, the busiest link the first of those
+    at the highest utilization."""
+    import math
+
+    from tcplab.store import run_metrics
+
+    nan = float("nan")
+    flows = pd.DataFrame({"completed": [True, True, False, True], "fct_s": [1.0, 4.0, nan, 2.0],
+                          "bytes_delivered": [1000, 2000, 500, 1500], "goodput_bps": [10.0, 10.0, 10.0, 30.0]})  # fmt: skip
+    links = pd.DataFrame({"utilization": [0.2, 0.9, 0.9], "arrivals": [10, 200, 300], "drops": [0, 10, 60], "rate_bps": [1e6, 2e6, 4e6]})
+    pages = pd.DataFrame({"completed": [True, False, True], "delay_s": [3.0, nan, 5.0]})
+    m = run_metrics(flows, links, pages, {"sim_seconds": 10.0})
+    goodput = 5000 * 8 / 10.0
+    assert m == {
+        "fct_s": 2.0, "fct_mean_s": 7.0 / 3, "completed": 3.0, "goodput_bps": goodput, "utilization": 0.9,
+        "drop_rate": 10 / 200, "jain": 60.0**2 / (4 * 1200.0), "efficiency": goodput / 2e6, "power": goodput / 2.0,
+        "page_delay_s": 4.0,
+    }  # fmt: skip
+    none = run_metrics(flows.assign(completed=False), links.iloc[:0], pages.iloc[:0], {"sim_seconds": 10.0})
+    assert none["completed"] == 0.0 and none["goodput_bps"] == goodput
+    assert all(math.isnan(none[k]) for k in ("fct_s", "fct_mean_s", "utilization", "drop_rate", "efficiency", "power", "page_delay_s"))
