@@ -167,10 +167,6 @@ class Store:
         marks = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
         self.con.execute(f"INSERT INTO {table} VALUES {marks}", [v for r in rows for v in r])
 
-    def write_run(self, sweep: str, run: Any, payload: dict[str, Any] | None, error: str | None, traces: bool) -> None:
-        """Write one run, all of it or nothing, in one transaction."""
-        self.write_runs(sweep, [(run, payload, error)], traces)
-
     def write_runs(self, sweep: str, done: list[tuple[Any, dict[str, Any] | None, str | None]], traces: bool) -> None:
         """Write finished runs, each (run, payload, error), all of them or
         none, in one transaction: a run is stored whole or not at all."""
