@@ -246,6 +246,90 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def _analyze(store: str, *args: str) -> tuple[int, str, str]:
+    """analyze's exit status, its JSON (stdout) and its other lines (stderr)."""
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--json", *args])
+    lines = r.output.splitlines()
+    return r.exit_code, "".join(x for x in lines if x.startswith("[")), "\n".join(x for x in lines if not x.startswith("["))
+
+
+def test_analyze_takes_a_sweep_as_it_was_last_run(tmp_path) -> None:
+    """An edited sweep file, run again, keeps its earlier runs in the store,
+    but analyze counts only the runs of its new definition."""
+    path = write_sweep(tmp_path, reps=2, factors='"tcp.iw" = [1, 2]')
+    store = str(tmp_path / "results.duckdb")
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    (tmp_path / "base.toml").write_text(BASE.format(duration="10s"))
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    assert len(snapshot(Path(store))["runs"]) == 8, "the 20 s runs stay in the store"
+    code, out, err = _analyze(store, "--by", "iw")
+    assert code == 0 and err == ""
+    rows = json.loads(out)
+    assert [(r["tcp.iw"], r["n"]) for r in rows] == [(1, 2), (2, 2)]
+    new = {r.run_id for r in load_sweep(path).runs}
+    con = duckdb.connect(store, read_only=True)
+    want = con.execute("SELECT avg(m.value) FROM metrics m JOIN factors f USING (run_id) WHERE m.metric = 'fct_s' AND f.name = 'tcp.iw' "
+                       "AND f.value = '1' AND run_id IN (SELECT unnest(?::VARCHAR[]))", [sorted(new)]).fetchone()[0]  # fmt: skip
+    con.close()
+    assert rows[0]["mean"] == pytest.approx(want, rel=1e-12)
+    # A level taken out of the file leaves the analysis too.
+    path.write_text(path.read_text().replace("[1, 2]", "[2]"))
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    assert [(r["tcp.iw"], r["n"]) for r in json.loads(_analyze(store, "--by", "iw")[1])] == [(2, 2)]
+
+
+def test_a_store_of_several_sweeps(tmp_path) -> None:
+    """A run two sweeps share is stored once and analyzed under each sweep's
+    own factors; with several sweeps, --sweep picks one, and is needed."""
+    a = write_sweep(tmp_path, reps=2, factors='"tcp.iw" = [1, 2]')
+    run_sweep(load_sweep(a), jobs=2, progress=False)
+    b = tmp_path / "b.toml"
+    b.write_text(a.read_text().replace("[sweep]", '[sweep]\nname = "ccs"').replace('"tcp.iw" = [1, 2]', '"tcp.cc" = ["reno", "sack"]'))
+    rep = run_sweep(load_sweep(b), jobs=2, progress=False)
+    assert (rep.skipped, rep.done) == (2, 2), "reno with IW 1 is sweep a's IW-1 run"
+    store = str(tmp_path / "results.duckdb")
+    assert len(snapshot(Path(store))["runs"]) == 6
+    code, out, err = _analyze(store, "--by", "cc")
+    assert code == 2 and out == ""
+    assert f"error: {store} holds 2 sweeps: ccs (4 runs), sweep (4 runs); choose one with --sweep" in err
+    code, out, err = _analyze(store, "--by", "cc", "--sweep", "ccs")
+    assert code == 0, err
+    assert [(r["tcp.cc"], r["n"]) for r in json.loads(out)] == [("reno", 2), ("sack", 2)]
+    code, out, err = _analyze(store, "--by", "iw", "--sweep", "sweep")
+    assert [(r["tcp.iw"], r["n"]) for r in json.loads(out)] == [(1, 2), (2, 2)]
+    code, out, err = _analyze(store, "--by", "cc", "--sweep", "ccc")
+    assert code == 2 and "--sweep 'ccc': no such sweep in" in err and "its sweeps: ccs (4 runs), sweep (4 runs)" in err
+    fig = str(tmp_path / "f.png")
+    r = CliRunner().invoke(main, ["plot", store, "--x", "cc", "--y", "fct_s", "-o", fig])
+    assert r.exit_code == 2 and "choose one with --sweep" in r.output
+    r = CliRunner().invoke(main, ["plot", store, "--x", "cc", "--y", "fct_s", "-o", fig, "--sweep", "ccs"])
+    assert r.exit_code == 0, r.output
+
+
+def test_analyze_says_what_a_sweep_has_not_stored_and_reads_older_stores(tmp_path) -> None:
+    from tcplab.store import Store
+    from tcplab.sweep import execute
+
+    sw = load_sweep(write_sweep(tmp_path, reps=2, factors='"tcp.iw" = [1, 2]'))
+    path = str(tmp_path / "results.duckdb")
+    st = Store(path)
+    st.set_sweep_runs(sw.name, sw.runs)
+    st.write_runs(sw.name, [(r, execute(r.core_json), None) for r in sw.runs[:2]] + [(sw.runs[2], None, "boom")], traces=False)
+    st.close()
+    code, out, err = _analyze(path, "--by", "iw")
+    assert code == 0
+    assert err.split("\n")[0] == ("note: sweep sweep: 2 of its 4 runs are stored (1 failed, 1 not run yet); "
+                                   "the tables below leave the others out")  # fmt: skip
+    assert sum(r["n"] for r in json.loads(out)) == 2
+    # A store written before sweep_runs: its runs counted by their sweep label.
+    con = duckdb.connect(path)
+    con.execute("DROP TABLE sweep_runs")
+    con.close()
+    code, out, err = _analyze(path, "--by", "iw")
+    assert code == 0 and "2 of its 3 runs are stored (1 failed, 0 not run yet)" in err
+    assert sum(r["n"] for r in json.loads(out)) == 2
+
+
 def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_path) -> None:
     """One write of several finished runs stores what writing each alone
     stores (every row under its own run), and a run stored as failed is

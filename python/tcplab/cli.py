@@ -96,8 +96,9 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 @click.option("--y", "y", default=None, help="store: the per-run metric on the y axis.")
 @click.option("--hue", default=None, help="store: a factor drawn as separate lines.")
 @click.option("--stat", default="mean", help="store: mean (t-interval) or median (bootstrap interval).")
+@click.option("--sweep", default=None, help="store: the sweep to draw (needed when the store holds several).")
 def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...],
-             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str) -> None:  # fmt: skip
+             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str, sweep: str | None) -> None:  # fmt: skip
     """Draw a figure.
 
     \b
@@ -118,7 +119,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
         elif figure.endswith(".duckdb"):
             if not x or not y:
                 _fail("plot STORE: --x FACTOR and --y METRIC are required")
-            path = store_plot(figure, x, y, out, hue=hue, stat=stat)  # type: ignore[arg-type]
+            path = store_plot(figure, x, y, out, hue=hue, stat=stat, sweep=sweep)  # type: ignore[arg-type]
         else:
             _fail(f"plot {figure!r}: expected seq, cwnd, web100-VIEW (cwnd, bw, bw-cwnd, rtt, acks) or a results store (.duckdb)")
             return
@@ -173,8 +174,11 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
 @click.option("--factors", default="", help="With --anova: the factors, comma-separated.")
 @click.option("--conf", type=click.FloatRange(0.5, 0.999), default=0.95, help="Confidence level.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
-def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, conf: float, as_json: bool) -> None:
-    """Summarize a results store: per-configuration statistics, or an analysis of variation."""
+@click.option("--sweep", default=None, help="The sweep to analyze (needed when the store holds several).")
+def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, conf: float, as_json: bool, sweep: str | None) -> None:
+    """Summarize a results store: per-configuration statistics, or an analysis
+    of variation. It takes the runs of one sweep as the sweep was last run;
+    a sweep file edited since leaves its earlier runs out."""
     import json as _json
 
     from .analysis import allocation_of_variation, summarize
@@ -183,9 +187,15 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     try:
         st = Store(store, read_only=True)
         try:
-            df = st.metric_table(metric)
+            df = st.metric_table(metric, sweep)
+            name = st.pick_sweep(sweep)
+            counts = st.sweeps()[name]
         finally:
             st.close()
+        missing = counts["runs"] - counts["ok"]
+        if missing:
+            click.echo(f"note: sweep {name}: {counts['ok']} of its {counts['runs']} runs are stored ({counts['failed']} failed, "
+                       f"{missing - counts['failed']} not run yet); the tables below leave the others out", err=True)  # fmt: skip
         cols = list(df.columns)
         if anova:
             fs = [resolve_factor(cols, f.strip()) for f in factors.split(",") if f.strip()]

@@ -182,10 +182,12 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
     raise ScenarioError([FieldProblem("plot", f"unknown figure; allowed: {allowed}", kind, True)])
 
 
-def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95) -> Path:
-    """A line plot of a per-run metric `y` against factor `x` from a results
-    store, one line per level of `hue`, with confidence-interval error bars
-    (t-interval of the mean, or bootstrap interval of the median)."""
+def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95,
+               sweep: str | None = None) -> Path:  # fmt: skip
+    """A line plot of a per-run metric `y` against factor `x` from the runs of
+    `sweep` in a results store (its only sweep when None), one line per level
+    of `hue`, with confidence-interval error bars (t-interval of the mean, or
+    bootstrap interval of the median)."""
     from .analysis import summarize
     from .store import Store, resolve_factor
 
@@ -194,7 +196,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         raise ScenarioError([FieldProblem("--stat", "allowed: mean, median", stat, True)])
     st = Store(store_path, read_only=True)
     try:
-        df = st.metric_table(y)
+        df = st.metric_table(y, sweep)
     finally:
         st.close()
     cols = list(df.columns)

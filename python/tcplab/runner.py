@@ -128,6 +128,7 @@ def run_sweep(
     finished runs are kept, and running the sweep again does the rest."""
     store = Store(sweep.store)
     try:
+        store.set_sweep_runs(sweep.name, sweep.runs)
         done = store.done_ids()
         todo = [r for r in sweep.runs if r.run_id not in done]
         report = SweepReport(total=len(sweep.runs), skipped=len(sweep.runs) - len(todo), done=0, failed=0, interrupted=False)

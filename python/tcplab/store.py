@@ -2,7 +2,13 @@
 
 Tables:
 - ``runs``: run_id, sweep, config_id, rep, seed, factors (JSON), status,
-  error, wall_s, events, sim_seconds, packets_created.
+  error, wall_s, events, sim_seconds, packets_created (``sweep`` and the
+  labels after it are those of the sweep that stored the run first).
+- ``sweep_runs``: sweep, run_id, config_id, rep, seed, factors (JSON): the
+  runs each sweep is made of, as it was last defined. Running a sweep
+  replaces its rows, so a sweep file edited and run again counts only its
+  new runs (its earlier ones stay in ``runs``), and a run that two sweeps
+  share carries each sweep's own factor labels here.
 - ``factors``: run_id, name, value (JSON text), one row per factor of a run.
 - ``flows``, ``links``: the run's result tables, with run_id.
 - ``metrics``: run_id, metric, value: per-run summaries (see :func:`run_metrics`).
@@ -35,6 +41,9 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE TABLE IF NOT EXISTS factors (run_id VARCHAR, name VARCHAR, value VARCHAR);
 CREATE TABLE IF NOT EXISTS metrics (run_id VARCHAR, metric VARCHAR, value DOUBLE);
+CREATE TABLE IF NOT EXISTS sweep_runs (
+    sweep VARCHAR, run_id VARCHAR, config_id VARCHAR, rep INTEGER, seed UBIGINT, factors VARCHAR
+);
 """
 
 #: Per-run metrics written to the ``metrics`` table.
@@ -226,18 +235,76 @@ class Store:
             self.con.execute("ROLLBACK")
             raise
 
+    def set_sweep_runs(self, sweep: str, runs: list[Any]) -> None:
+        """Record `runs` (each with run_id, config_id, rep, seed, factors) as
+        the whole of sweep `sweep`, replacing what it was made of before."""
+        cols: dict[str, list[Any]] = {"sweep": [], "run_id": [], "config_id": [], "rep": [], "seed": [], "factors": []}
+        for r in runs:
+            cols["sweep"].append(sweep)
+            cols["run_id"].append(r.run_id)
+            cols["config_id"].append(r.config_id)
+            cols["rep"].append(r.rep)
+            cols["seed"].append(r.seed)
+            cols["factors"].append(json.dumps(r.factors, sort_keys=True))
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM sweep_runs WHERE sweep = ?", [sweep])
+            if runs:
+                types = {"sweep": "string", "run_id": "string", "config_id": "string", "rep": "int32", "seed": "uint64", "factors": "string"}
+                self._insert_columns("sweep_runs", cols, types)
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
     # ------------------------------------------------------------ reading
 
-    def metric_table(self, metric: str) -> pd.DataFrame:
-        """One row per successful run: run_id, rep, seed, every factor (short and
-        full names), and the metric's value."""
+    def _members(self) -> str:
+        """SQL for every sweep's runs (sweep, run_id, config_id, rep, seed,
+        factors): `sweep_runs`, and for a sweep stored by a tcplab that did
+        not record it there, its runs by their ``sweep`` label."""
+        legacy = "SELECT sweep, run_id, config_id, rep, seed, factors FROM runs"
+        if "sweep_runs" not in self._tables:
+            return legacy
+        return f"SELECT sweep, run_id, config_id, rep, seed, factors FROM sweep_runs UNION ALL {legacy} WHERE sweep NOT IN (SELECT sweep FROM sweep_runs)"
+
+    def sweeps(self) -> dict[str, dict[str, int]]:
+        """Each sweep of the store with its counts of runs: ``runs`` (what the
+        sweep is made of), ``ok`` (stored and successful) and ``failed``; the
+        rest are not run yet."""
+        rows = self.con.execute(
+            "SELECT s.sweep, count(*), count(*) FILTER (WHERE r.status = 'ok'), count(*) FILTER (WHERE r.status = 'error') "
+            f"FROM ({self._members()}) s LEFT JOIN runs r USING (run_id) GROUP BY s.sweep ORDER BY s.sweep"
+        ).fetchall()
+        return {name: {"runs": n, "ok": ok, "failed": failed} for name, n, ok, failed in rows}
+
+    def pick_sweep(self, sweep: str | None) -> str:
+        """The sweep named `sweep`, or the store's only sweep when None."""
+        have = self.sweeps()
+        listing = ", ".join(f"{k} ({v['runs']} runs)" for k, v in have.items())
+        if sweep is None:
+            if len(have) == 1:
+                return next(iter(have))
+            if not have:
+                raise StoreError(f"{self.path}: the store has no runs")
+            raise StoreError(f"{self.path} holds {len(have)} sweeps: {listing}; choose one with --sweep")
+        if sweep not in have:
+            raise StoreError(f"--sweep {sweep!r}: no such sweep in {self.path}; its sweeps: {listing or '(none)'}")
+        return sweep
+
+    def metric_table(self, metric: str, sweep: str | None = None) -> pd.DataFrame:
+        """One row per successful run of sweep `sweep` (the store's only
+        sweep when None; see :meth:`pick_sweep`), as the sweep was last
+        defined: run_id, rep, seed, every factor (short and full names),
+        and the metric's value."""
         known = {r[0] for r in self.con.execute("SELECT DISTINCT metric FROM metrics").fetchall()}
         if metric not in known:
             raise StoreError(f"--metric {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}")
+        name = self.pick_sweep(sweep)
         runs = self.con.execute(
-            "SELECT r.run_id, r.rep, r.seed, r.factors, m.value FROM runs r JOIN metrics m USING (run_id) "
-            "WHERE r.status = 'ok' AND m.metric = ? ORDER BY r.run_id",
-            [metric],
+            f"SELECT s.run_id, s.rep, s.seed, s.factors, m.value FROM ({self._members()}) s JOIN runs r USING (run_id) JOIN metrics m USING (run_id) "
+            "WHERE s.sweep = ? AND r.status = 'ok' AND m.metric = ? ORDER BY s.run_id",
+            [name, metric],
         ).df()
         facs = pd.DataFrame([json.loads(f) for f in runs.factors])
         out = pd.concat([runs.drop(columns=["factors"]), facs], axis=1)
