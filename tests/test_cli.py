@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tcplab.api import without_wall_clock
@@ -115,3 +116,30 @@ def test_run_counts_an_atm_ports_queue_in_cells(tmp_path) -> None:
     row = next(line for line in r.output.splitlines() if line.startswith("│ r0→r1"))
     assert int(row.split("│")[-2]) == t3.queue_max_pkts
     assert "on an ATM switch port (r0→r1, r1→r0), cells" in r.output
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["plot", "seq", EXAMPLE, "-o", "f.png", "--x", "iw"], "plot seq: --x does not apply to this figure (it applies to: a results store)"),
+        (["plot", "cwnd", EXAMPLE, "-o", "f.png", "--link", "r0->r1"], "plot cwnd: --link does not apply to this figure (it applies to: seq)"),
+        (["plot", "web100-rtt", EXAMPLE, "-o", "f.png", "--sweep", "s"], "plot web100-rtt: --sweep does not apply to this figure (it applies to: a results store)"),
+        (["plot", "r.duckdb", "--x", "iw", "--y", "fct_s", "-o", "f.png", "--app", "a"],
+         "plot r.duckdb: --app does not apply to this figure (it applies to: seq, cwnd, web100-VIEW)"),
+        (["plot", "r.duckdb", EXAMPLE, "--x", "iw", "--y", "fct_s", "-o", "f.png"],
+         "plot r.duckdb: SCENARIO does not apply to this figure (it applies to: seq, cwnd, web100-VIEW)"),
+        (["analyze", "r.duckdb", "--metric", "fct_s", "--factors", "iw"], "--factors applies with --anova only"),
+        (["analyze", "r.duckdb", "--metric", "fct_s", "--anova", "--factors", "iw", "--by", "cc"], "--by does not apply with --anova"),
+        (["sweep", "s.toml", "--scheduler", "tcp://h:8786"], "--scheduler applies with --backend dask only"),
+        (["sweep", "s.toml", "--backend", "dask", "--scheduler", "tcp://h:8786", "--jobs", "2"], "--jobs applies to --backend local only"),
+        (["reproduce", "iw10", "--export-scenarios", "d", "--out", "o"], "--out does not apply with --export-scenarios"),
+        (["reproduce", "iw10", "--export-scenarios", "d", "--jobs", "2"], "--jobs does not apply with --export-scenarios"),
+    ],
+)
+def test_an_option_that_does_not_apply_is_refused(tmp_path, monkeypatch, args, message) -> None:
+    """Before anything runs or is read, with exit status 2: never ignored."""
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == f"error: {message}" or r.output.startswith(f"error: {message}"), r.output
+    assert list(tmp_path.iterdir()) == [], "nothing was written"

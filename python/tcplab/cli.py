@@ -111,6 +111,22 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     from .plots import plot_run, store_plot
     from .store import StoreError
 
+    # Each option applies to some figures only; one given where it does not
+    # apply is refused rather than ignored.
+    kind = "store" if figure.endswith(".duckdb") else "web100" if figure.startswith("web100-") else figure
+    given = {"SCENARIO": scenario is not None, "--app": bool(apps), "--link": link is not None, "--set": bool(sets),
+             "--seed": seed is not None, "--x": x is not None, "--y": y is not None, "--hue": hue is not None,
+             "--stat": stat != "mean", "--sweep": sweep is not None}  # fmt: skip
+    applies = {"SCENARIO": ("seq", "cwnd", "web100"), "--app": ("seq", "cwnd", "web100"), "--link": ("seq",),
+               "--set": ("seq", "cwnd", "web100"), "--seed": ("seq", "cwnd", "web100"), "--x": ("store",),
+               "--y": ("store",), "--hue": ("store",), "--stat": ("store",), "--sweep": ("store",)}  # fmt: skip
+    if kind in ("seq", "cwnd", "web100", "store"):
+        for opt, on in given.items():
+            if on and kind not in applies[opt]:
+                where = ", ".join("a results store" if k == "store" else "web100-VIEW" if k == "web100" else k for k in applies[opt])
+                _fail(f"plot {figure}: {opt} does not apply to this figure (it applies to: {where})")
+                return
+
     try:
         if figure in ("seq", "cwnd") or figure.startswith("web100-"):
             if scenario is None:
@@ -148,6 +164,10 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
 
     if backend == "dask" and not scheduler:
         _fail("--backend dask needs --scheduler ADDRESS (e.g. tcp://head:8786)")
+    if backend == "dask" and jobs is not None:
+        _fail("--jobs applies to --backend local only (with dask, the cluster's workers run the runs)")
+    if backend == "local" and scheduler:
+        _fail("--scheduler applies with --backend dask only")
     try:
         sw = load_sweep(sweep_file, store)
     except ScenarioError as e:
@@ -184,6 +204,10 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     from .analysis import allocation_of_variation, summarize
     from .store import Store, resolve_factor
 
+    if anova and by:
+        _fail("--by does not apply with --anova (give the factors with --factors)")
+    if factors and not anova:
+        _fail("--factors applies with --anova only (for per-configuration statistics give --by)")
     try:
         st = Store(store, read_only=True)
         try:
@@ -257,6 +281,10 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     from pathlib import Path
 
     overrides = _parse_sets(sets)
+    if export is not None:
+        for option, on in (("--jobs", jobs is not None), ("--out", out is not None), ("--quiet", quiet)):
+            if on:
+                _fail(f"{option} does not apply with --export-scenarios, which runs nothing (the scenarios go into its DIR)")
     for option, where in (("--out", out), ("--export-scenarios", export)):
         if where is not None and Path(where).exists() and not Path(where).is_dir():
             _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
