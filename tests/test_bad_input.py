@@ -139,6 +139,13 @@ def test_cli_bad_input_exits_2(tmp_path, text, args, message) -> None:
     assert "Traceback" not in r.output
 
 
+def test_a_problem_the_core_finds_names_the_file_too(tmp_path) -> None:
+    path = _write(tmp_path, GOOD + "\n[tcp]\nhystart = true\n")
+    r = CliRunner().invoke(main, ["run", path])
+    assert r.exit_code == 2
+    assert r.output == f"error: invalid scenario in {path}: apps[0].tcp.hystart: is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)\n"
+
+
 def test_cli_missing_file_exits_2_without_traceback(tmp_path) -> None:
     proc = subprocess.run([sys.executable, "-m", "tcplab.cli", "run", str(tmp_path / "nope.toml")], capture_output=True, text=True)
     assert proc.returncode == 2

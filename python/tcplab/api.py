@@ -321,6 +321,11 @@ def run(
     with no_gc():
         core = sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True)
         text, blobs = encode_packed(core)
-        data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core))
+        try:
+            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core))
+        except ScenarioError as e:  # found by the core's checks: name the file, as the Python checks do
+            if e.source is None and isinstance(scenario, (str, Path)):
+                raise ScenarioError(e.problems, str(scenario)) from None
+            raise
         del core, text, blobs
         return Result(scenario=sc, data=data)
