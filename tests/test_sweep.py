@@ -330,6 +330,62 @@ def test_analyze_says_what_a_sweep_has_not_stored_and_reads_older_stores(tmp_pat
     assert sum(r["n"] for r in json.loads(out)) == 2
 
 
+def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
+    """A running sweep closes its store for a process that waits to open it:
+    analyze reads it mid-sweep, and a second sweep writes into it."""
+    path = write_sweep(tmp_path, duration="600s", reps=50)
+    store = str(tmp_path / "results.duckdb")
+    cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "1", "-q", "-v"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    other = tmp_path / "other.toml"
+    try:
+        assert proc.stdout is not None
+        reported = 0
+        for line in proc.stdout:
+            reported += line.startswith("stored ")
+            if reported == 2:
+                break
+        code, out, err = _analyze(store, "--by", "iw")
+        assert code == 0, err
+        n = sum(r["n"] for r in json.loads(out))
+        assert 2 <= n < 300
+        assert f"note: sweep sweep: {n} of its 300 runs are stored (0 failed, {300 - n} not run yet)" in err
+        # The same runs as the first sweep's first replication: those it has
+        # stored already are skipped.
+        other.write_text(path.read_text().replace("[sweep]", '[sweep]\nname = "other"').replace("replications = 50", "replications = 1"))
+        rep = run_sweep(load_sweep(other), jobs=1, progress=False)
+        assert rep.failed == 0 and rep.done + rep.skipped == 6
+        assert proc.poll() is None, "the first sweep ran all along"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate()
+    assert proc.returncode == 130
+    con = duckdb.connect(store, read_only=True)
+    sweeps = dict(con.execute("SELECT sweep, count(*) FROM sweep_runs GROUP BY sweep").fetchall())
+    stored = {r for (r,) in con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
+    con.close()
+    assert sweeps == {"sweep": 300, "other": 6}
+    assert {r.run_id for r in load_sweep(other).runs} <= stored
+    assert not Path(store + ".waiting").exists()
+
+
+@pytest.mark.parametrize("command", ["sweep", "analyze", "export", "plot"])
+def test_a_file_that_is_no_store_is_refused(tmp_path, command) -> None:
+    bad = tmp_path / "bad.duckdb"
+    bad.write_text("not a store\n")
+    args = {
+        "sweep": ["sweep", str(write_sweep(tmp_path)), "--store", str(bad), "-q"],
+        "analyze": ["analyze", str(bad), "--metric", "fct_s"],
+        "export": ["export", str(bad), "--out", str(tmp_path / "out")],
+        "plot": ["plot", str(bad), "--x", "iw", "--y", "fct_s", "-o", str(tmp_path / "f.png")],
+    }[command]
+    proc = subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith(f"error: cannot open {bad}: ") and "not a valid DuckDB database file" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert bad.read_text() == "not a store\n"
+
+
 def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_path) -> None:
     """One write of several finished runs stores what writing each alone
     stores (every row under its own run), and a run stored as failed is

@@ -176,7 +176,11 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
     def stored(run: Any) -> None:
         click.echo(f"stored {run.run_id} rep {run.rep} {run.factors}")
 
-    rep = run_sweep(sw, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet, on_result=stored if verbose else None)
+    try:
+        rep = run_sweep(sw, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet, on_result=stored if verbose else None)
+    except TcplabError as e:  # the store cannot be opened
+        _fail(str(e))
+        return
     msg = f"{sw.name}: {rep.done} runs done, {rep.skipped} already stored, {rep.failed} failed, of {rep.total}; store {sw.store}"
     if rep.interrupted:
         click.echo(f"interrupted. {msg}. Run the same command to resume.", err=True)

@@ -130,6 +130,9 @@ def run_sweep(
     try:
         store.set_sweep_runs(sweep.name, sweep.runs)
         done = store.done_ids()
+        # Between writes the store is closed when another process waits to
+        # open it (`tcplab analyze` while this sweep runs, or another sweep).
+        store.release_if_wanted()
         todo = [r for r in sweep.runs if r.run_id not in done]
         report = SweepReport(total=len(sweep.runs), skipped=len(sweep.runs) - len(todo), done=0, failed=0, interrupted=False)
         if not todo:
@@ -145,6 +148,7 @@ def run_sweep(
 
             def store_waiting() -> None:
                 store.write_runs(sweep.name, waiting, sweep.traces)
+                store.release_if_wanted()
                 stored = waiting[:]
                 waiting.clear()
                 for run, _, error in stored:

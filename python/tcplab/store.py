@@ -24,6 +24,7 @@ and rerunning the sweep skips stored runs.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -117,25 +118,97 @@ def run_metrics(flows: pd.DataFrame, links: pd.DataFrame, pages: pd.DataFrame, e
     }
 
 
+#: How long opening a store waits for another process's lock.
+LOCK_WAIT_S = {"read": 30.0, "write": 300.0}
+#: A wish to open older than this is taken to be from a process that died.
+WISH_MAX_AGE_S = 60.0
+
+
 class Store:
+    """A results store.
+
+    DuckDB lets one process at a time open a file for writing, and none read
+    it meanwhile. So a store is shared this way: a process that finds the
+    file locked writes its wish beside it (``STORE.waiting``) and retries; a
+    sweep, after each batch it writes, closes the file if someone waits
+    (`release_if_wanted`, a file check when no one does) and opens it again
+    at its next write. So `tcplab analyze` can read a store while a sweep
+    fills it, and two sweeps can write into one store at once."""
+
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = str(path)
+        self.read_only = read_only
         if read_only and not Path(path).exists():
             raise StoreError(f"no results store at {path}")
-        try:
-            self.con = duckdb.connect(self.path, read_only=read_only)
-        except duckdb.Error as e:
-            raise StoreError(f"cannot open {path}: {e}") from None
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._tables: set[str] = set()
+        con = self.con  # opened now, so that a file that is no store fails here
         if not read_only:
+            con.execute(SCHEMA)
+            self._tables = set(self.tables())
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            self._con = self._connect()
+            self._tables = set(self.tables())  # another process may have added some
+        return self._con
+
+    def _connect(self) -> duckdb.DuckDBPyConnection:
+        wait = LOCK_WAIT_S["read" if self.read_only else "write"]
+        deadline = time.monotonic() + wait
+        pause = 0.005
+        wished = False
+        try:
+            while True:
+                try:
+                    con = duckdb.connect(self.path, read_only=self.read_only)
+                    break
+                except duckdb.IOException as e:
+                    if "lock" not in str(e).lower():
+                        raise StoreError(f"cannot open {self.path}: {e}") from None
+                    if time.monotonic() >= deadline:
+                        raise StoreError(f"cannot open {self.path}: another process held it for {wait:.0f} s: {e}") from None
+                    try:
+                        Path(self.wish_path).touch()
+                        wished = True
+                    except OSError:
+                        pass  # a read-only directory: wait without asking
+                    time.sleep(pause)
+                    pause = min(2 * pause, 0.05)
+                except duckdb.Error as e:
+                    raise StoreError(f"cannot open {self.path}: {e}") from None
+        finally:
+            if wished:
+                Path(self.wish_path).unlink(missing_ok=True)
+        if not self.read_only:
             # A writer's statements are small (a batch of runs at a time):
             # one DuckDB thread does them faster, and leaves the cores to
             # the sweep's workers.
-            self.con.execute("SET threads TO 1")
-            self.con.execute(SCHEMA)
-        self._tables = set(self.tables())
+            con.execute("SET threads TO 1")
+        return con
+
+    @property
+    def wish_path(self) -> str:
+        return self.path + ".waiting"
+
+    def release(self) -> None:
+        """Close the file until the next use, for other processes to open."""
+        if self._con is not None:
+            self._con.close()
+            self._con = None
+
+    def release_if_wanted(self) -> None:
+        """Close the file if another process waits to open it."""
+        try:
+            age = time.time() - Path(self.wish_path).stat().st_mtime
+        except OSError:
+            return
+        if age < WISH_MAX_AGE_S:
+            self.release()
 
     def close(self) -> None:
-        self.con.close()
+        self.release()
 
     def done_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
@@ -264,6 +337,7 @@ class Store:
         factors): `sweep_runs`, and for a sweep stored by a tcplab that did
         not record it there, its runs by their ``sweep`` label."""
         legacy = "SELECT sweep, run_id, config_id, rep, seed, factors FROM runs"
+        self.con  # opened, so that its tables are known  # noqa: B018
         if "sweep_runs" not in self._tables:
             return legacy
         return f"SELECT sweep, run_id, config_id, rep, seed, factors FROM sweep_runs UNION ALL {legacy} WHERE sweep NOT IN (SELECT sweep FROM sweep_runs)"
