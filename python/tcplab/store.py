@@ -396,6 +396,12 @@ class Store:
         return written
 
 
+def open_read(path: str | Path) -> duckdb.DuckDBPyConnection:
+    """A read-only DuckDB connection to the store at `path`, got as
+    :class:`Store` gets one (waiting for a sweep writing it to let go)."""
+    return Store(path, read_only=True).con
+
+
 def resolve_factor(columns: list[str], name: str) -> str:
     """A factor by its full dotted name or by a unique last component ('iw' for 'tcp.iw')."""
     if name in columns:

@@ -232,10 +232,10 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
     """One row per run of `run_ids`: its factors, efficiency and fairness."""
     import json
 
-    import duckdb
+    from ..store import open_read
     import pandas as pd
 
-    con = duckdb.connect(store, read_only=True)
+    con = open_read(store)
     try:
         want_runs(con, run_ids)
         runs = con.execute("SELECT run_id, factors, rep, sim_seconds FROM runs JOIN wanted USING (run_id) WHERE status = 'ok' ORDER BY run_id").df()

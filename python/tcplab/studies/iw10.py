@@ -161,10 +161,10 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
     (Jain's index of their longest flows' throughputs) on both rows of n+n runs."""
     import json
 
-    import duckdb
+    from ..store import open_read
     import pandas as pd
 
-    con = duckdb.connect(store, read_only=True)
+    con = open_read(store)
     try:
         want_runs(con, run_ids)
         f = con.execute(

@@ -270,10 +270,10 @@ def per_run(store_path: str, sweep_name: str | None = "rfc2415", run_ids: "Seque
     network power is goodput (MB) over median delay (s)."""
     import json
 
-    import duckdb
+    from ..store import open_read
     import pandas as pd
 
-    con = duckdb.connect(store_path, read_only=True)
+    con = open_read(store_path)
     try:
         df = con.execute(PER_RUN_SQL, [sweep_name, sweep_name]).df()
     finally:
