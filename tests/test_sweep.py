@@ -369,6 +369,14 @@ def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
     assert not Path(store + ".waiting").exists()
 
 
+def test_a_sweep_makes_its_stores_directory(tmp_path) -> None:
+    path = write_sweep(tmp_path, reps=1, factors='"tcp.iw" = [1, 2]', store="a/b/r.duckdb")
+    r = CliRunner().invoke(main, ["sweep", str(path), "-q"])
+    assert r.exit_code == 0, r.output
+    assert r.output == f"sweep: 2 runs done, 0 already stored, 0 failed, of 2; store {tmp_path / 'a/b/r.duckdb'}\n"
+    assert len(snapshot(tmp_path / "a/b/r.duckdb")["runs"]) == 2
+
+
 @pytest.mark.parametrize("command", ["sweep", "analyze", "export", "plot"])
 def test_a_file_that_is_no_store_is_refused(tmp_path, command) -> None:
     bad = tmp_path / "bad.duckdb"

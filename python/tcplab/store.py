@@ -140,6 +140,11 @@ class Store:
         self.read_only = read_only
         if read_only and not Path(path).exists():
             raise StoreError(f"no results store at {path}")
+        if not read_only:
+            try:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise StoreError(f"cannot open {path}: cannot create its directory: {e.strerror or e}") from None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._tables: set[str] = set()
         con = self.con  # opened now, so that a file that is no store fails here
