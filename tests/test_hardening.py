@@ -57,7 +57,7 @@ def test_a_destination_without_a_route_exits_2_naming_the_application(tmp_path: 
     p.write_text(NO_ROUTE)
     r = _cli("run", str(p))
     assert r.returncode == 2
-    assert r.stderr.strip() == "error: invalid scenario: apps[0]: no route from 'b' to 'a'"
+    assert r.stderr.strip() == f"error: invalid scenario in {p}: apps[0]: no route from 'b' to 'a'"
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(str(p))
     assert e.value.problems[0].field == "apps[0]"
