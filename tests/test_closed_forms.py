@@ -1,4 +1,5 @@
-"""One Reno flow without loss against closed forms.
+"""One Reno flow against closed forms: without loss (below), and with
+random loss against Padhye et al.'s throughput (at the end).
 
 The slow-start model, round by round: with per-segment ACKs and a pipe so
 large that each round drains before the next starts, round r (r = 0, 1, ...)
@@ -127,3 +128,31 @@ def test_window_above_bdp_gets_the_bottleneck_rate(window: int) -> None:
     assert res.flows.goodput_bps.iloc[0] == pytest.approx(expected, rel=0.01)
     bottleneck = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
     assert bottleneck.utilization == pytest.approx(1.0, abs=0.01)
+
+
+def pftk_bps(p: float, rtt: float, t0: float, b: int = 1) -> float:
+    """Padhye, Firoiu, Towsley and Kurose (SIGCOMM 1998), eq. (31) without
+    the window limit: a Reno flow's throughput with loss probability p,
+    round trip rtt, timeout t0 and b segments per ACK."""
+    return MSS * 8 / (rtt * math.sqrt(2 * b * p / 3) + t0 * min(1.0, 3 * math.sqrt(3 * b * p / 8)) * p * (1 + 32 * p * p))
+
+
+@pytest.mark.parametrize("p", [0.001, 0.003, 0.01])
+def test_reno_with_random_loss_gets_padhye_throughput(p: float) -> None:
+    """Losses drawn at random on the bottleneck's data packets, no queueing
+    (a 100 Mb/s bottleneck far above the flow's rate), an ACK per segment:
+    the mean goodput of 8 seeds is within 10% of the closed form, with
+    t0 = 200 ms (the RTO floor, as RTTVAR stays near zero without queueing).
+    Measured: 1.05, 0.98 and 0.93 of it. By AIMD's closed form, a window
+    that grew 2 segments a round trip, or fell to 0.7 of itself at a loss
+    instead of half, would give about 1.4 times as much."""
+    goodputs = []
+    for seed in range(1, 9):
+        sc = dumbbell(bottleneck_rate="100Mbps", duration="300s", seed=seed, tcp={"window": "100MB", "rto_min": "200ms"},
+                      apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}])  # fmt: skip
+        sc["losses"] = [{"link": "r0->r1", "kind": "data", "rate": p}]
+        res = tcplab.run(sc)
+        assert res.links[(res.links.src == "r0") & (res.links.dst == "r1")].drops.iloc[0] > 0
+        goodputs.append(res.flows.goodput_bps.iloc[0])
+    expected = pftk_bps(p, base_rtt(100e6), t0=0.2)
+    assert sum(goodputs) / len(goodputs) == pytest.approx(expected, rel=0.10)
