@@ -216,7 +216,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         st = Store(store, read_only=True)
         try:
             df = st.metric_table(metric, sweep)
-            name = st.pick_sweep(sweep)
+            name = st.pick_sweep(sweep)  # the sweep metric_table read
             counts = st.sweeps()[name]
         finally:
             st.close()

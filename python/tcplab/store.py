@@ -342,7 +342,7 @@ class Store:
         factors): `sweep_runs`, and for a sweep stored by a tcplab that did
         not record it there, its runs by their ``sweep`` label."""
         legacy = "SELECT sweep, run_id, config_id, rep, seed, factors FROM runs"
-        self.con  # opened, so that its tables are known  # noqa: B018
+        self.con  # opens a released store, which refreshes self._tables
         if "sweep_runs" not in self._tables:
             return legacy
         return f"SELECT sweep, run_id, config_id, rep, seed, factors FROM sweep_runs UNION ALL {legacy} WHERE sweep NOT IN (SELECT sweep FROM sweep_runs)"
