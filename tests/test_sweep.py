@@ -97,6 +97,24 @@ def test_sweep_expands_factorial_with_common_seeds(tmp_path) -> None:
     assert sw.factor_names == ["tcp.cc", "tcp.iw"]
 
 
+def test_a_point_that_leaves_a_factor_unset_is_labelled_with_the_bases_value(tmp_path) -> None:
+    (tmp_path / "base.toml").write_text(BASE.format(duration="20s"))
+    p = tmp_path / "points.toml"
+    p.write_text('[sweep]\nscenario = "base.toml"\ndesign = "points"\n\n'
+                 '[[points]]\n"tcp.cc" = "sack"\n"tcp.iw" = 4\n\n'
+                 '[[points]]\n"tcp.iw" = 2\n\n'
+                 '[[points]]\n"tcp.cc" = "newreno"\n"topology.bottleneck.queue" = "30pkt"\n')  # fmt: skip
+    sw = load_sweep(p)
+    assert sw.factor_names == ["tcp.cc", "tcp.iw", "topology.bottleneck.queue"]
+    # tcp.cc and tcp.iw are the defaults (the base leaves them unset); the
+    # queue is as the base writes it.
+    assert [r.factors for r in sw.runs] == [
+        {"tcp.cc": "sack", "tcp.iw": 4, "topology.bottleneck.queue": "10pkt"},
+        {"tcp.cc": "reno", "tcp.iw": 2, "topology.bottleneck.queue": "10pkt"},
+        {"tcp.cc": "newreno", "tcp.iw": 1, "topology.bottleneck.queue": "30pkt"},
+    ]
+
+
 def test_jobs_1_and_2_and_dask_give_identical_stores(tmp_path) -> None:
     from distributed import LocalCluster
 

@@ -131,16 +131,38 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
             problems.append(FieldProblem(f"{where}: trace.pcap", "captures are written by single runs: tcplab run SCENARIO --pcap DIR", sc.trace.pcap, True))
             continue
         config_id = _hash(levels)
+        # A point that leaves a factor unset runs with the base's value: its
+        # label says which, not a blank.
+        labels = {n: levels[n] if n in levels else _base_level(base, sc, n) for n in names}
         for rep in range(s.replications):
             seed = derive_seed(s.seed, rep)
             core = sc.to_core()
             core["seed"] = seed
             core_json = json.dumps(core, sort_keys=True)
             run_id = _hash(core)
-            sweep.runs.append(Run(run_id, config_id, rep, seed, levels, core_json))
+            sweep.runs.append(Run(run_id, config_id, rep, seed, labels, core_json))
     if problems:
         raise ScenarioError(problems[:20], str(p))
     return sweep
+
+
+def _base_level(base: dict[str, Any], sc: Any, name: str) -> Any:
+    """The value of dotted field `name` in a configuration that does not set
+    it: as the base scenario writes it, or else as a scenario file would
+    write the default (a table as JSON text, to label runs with)."""
+    for node in (base, None):
+        if node is None:
+            node = sc.model_dump(by_alias=True, mode="json")
+        for part in name.split("."):
+            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+                node = node[int(part)]
+            elif isinstance(node, dict) and part in node:
+                node = node[part]
+            else:
+                break
+        else:
+            return json.dumps(node, sort_keys=True) if isinstance(node, (dict, list)) else node
+    return None
 
 
 _EMPTY: dict[str, Any] = {}
