@@ -255,6 +255,8 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     assert sum(v["fraction"] for v in doc["variation"]) == pytest.approx(1.0)
     r = CliRunner().invoke(main, ["analyze", store, "--by", "cc", "--metric", "nope"])
     assert r.exit_code == 2 and "unknown metric; allowed:" in r.output
+    r = CliRunner().invoke(main, ["analyze", store, "--by", "cc", "--metric", "page_delay_s"])  # the sweep has no web pages
+    assert r.exit_code == 2 and r.output.endswith("(s)): no run of sweep sweep has a value\n")
     r = CliRunner().invoke(main, ["export", store, "--format", "parquet", "--out", str(tmp_path / "pq")])
     assert r.exit_code == 0
     flows = pd.read_parquet(tmp_path / "pq" / "flows.parquet")

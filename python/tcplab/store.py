@@ -385,6 +385,9 @@ class Store:
             "WHERE s.sweep = ? AND r.status = 'ok' AND m.metric = ? ORDER BY s.run_id",
             [name, metric],
         ).df()
+        if len(runs) and runs.value.isna().all():
+            what = f" ({METRICS[metric]})" if metric in METRICS else ""
+            raise StoreError(f"--metric {metric!r}{what}: no run of sweep {name} has a value")
         facs = pd.DataFrame([json.loads(f) for f in runs.factors])
         out = pd.concat([runs.drop(columns=["factors"]), facs], axis=1)
         return out.rename(columns={"value": metric})
