@@ -31,6 +31,15 @@ def test_plot_cwnd_writes_an_svg(tmp_path) -> None:
     assert text.lstrip().startswith("<?xml") and "<svg" in text
 
 
+@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_a_figure_drawn_twice_is_the_same_bytes(tmp_path, suffix) -> None:
+    a, b = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
+    for out in (a, b):
+        r = CliRunner().invoke(main, ["plot", "seq", FF, "--link", "r1->k1", "-o", str(out)])
+        assert r.exit_code == 0, r.output
+    assert a.read_bytes() == b.read_bytes()
+
+
 def test_seq_plot_marks_every_drop_and_retransmission(tmp_path) -> None:
     res = tcplab.run(FF)
     pk = res.packets

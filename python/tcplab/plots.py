@@ -24,6 +24,19 @@ from .scenario import Dumbbell, apply_overrides, load, read_toml  # noqa: E402
 FORMATS = (".png", ".svg")
 
 
+def save_figure(fig: Any, path: Path, dpi: float | None = None) -> Path:
+    """Lay out `fig`, write it to `path` (at `dpi`, or matplotlib's default),
+    close it, and return the path. An SVG carries no creation date and
+    names its elements from a fixed salt, so the same figure gives the same
+    bytes."""
+    fig.tight_layout()
+    svg = Path(path).suffix.lower() == ".svg"
+    with matplotlib.rc_context({"svg.hashsalt": "tcplab"} if svg else {}):
+        fig.savefig(path, dpi=dpi, metadata={"Date": None} if svg else None)
+    plt.close(fig)
+    return path
+
+
 def _check_out(out: str | Path) -> Path:
     p = Path(out)
     if p.suffix.lower() not in FORMATS:
@@ -62,10 +75,7 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     ax.set_title(f"Packets leaving {link or pk.link.iloc[0]}")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -> Path:
@@ -91,10 +101,7 @@ def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -
     ax.set_title("Congestion window and slow-start threshold")
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 #: The web100 views: what `tcplab plot web100-VIEW` and the HSTCP study draw.
@@ -142,10 +149,7 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=7, markerscale=3)
     fig.suptitle(WEB100_VIEWS[view])
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def _default_link(doc: dict[str, Any]) -> str | None:
@@ -216,7 +220,4 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     ax.grid(True, alpha=0.3)
     if hue:
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)

@@ -231,12 +231,9 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
 
 def save_figure(fig: Any, path: Path, dpi: int = 90) -> Path:
     """Lay out `fig`, write it to `path`, close it, and return the path."""
-    import matplotlib.pyplot as plt
+    from .. import plots
 
-    fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
-    plt.close(fig)
-    return path
+    return plots.save_figure(fig, path, dpi)
 
 
 def jain(x: Any) -> float:
