@@ -254,7 +254,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
 def _print_df(df: Any, title: str) -> None:
     from rich.table import Table
 
-    t = Table(title=title, title_justify="left")
+    t = Table(title=title, title_justify="left", min_width=len(title))  # the title on one line
     for c in df.columns:
         t.add_column(str(c), justify="right")
     for row in df.itertuples(index=False):
