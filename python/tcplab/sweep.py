@@ -23,7 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FieldProblem, ScenarioError
-from .scenario import apply_overrides, read_toml, validate
+from .scenario import apply_overrides, read_toml, validate, value_at
 
 
 class _M(BaseModel):
@@ -150,19 +150,11 @@ def _base_level(base: dict[str, Any], sc: Any, name: str) -> Any:
     """The value of dotted field `name` in a configuration that does not set
     it: as the base scenario writes it, or else as a scenario file would
     write the default (a table as JSON text, to label runs with)."""
-    for node in (base, None):
-        if node is None:
-            node = sc.model_dump(by_alias=True, mode="json")
-        for part in name.split("."):
-            if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            elif isinstance(node, dict) and part in node:
-                node = node[part]
-            else:
-                break
-        else:
-            return json.dumps(node, sort_keys=True) if isinstance(node, (dict, list)) else node
-    return None
+    missing = object()
+    value = value_at(base, name, missing)
+    if value is missing:
+        value = value_at(sc.model_dump(by_alias=True, mode="json"), name)
+    return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
 _EMPTY: dict[str, Any] = {}

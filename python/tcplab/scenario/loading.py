@@ -115,6 +115,19 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
     return out
 
 
+def value_at(doc: Any, path: str, missing: Any = None) -> Any:
+    """The value at dotted `path` (``tcp.iw``, ``apps.0.size``) in `doc`, or
+    `missing` where there is none."""
+    for part in path.split("."):
+        if isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
+            doc = doc[int(part)]
+        elif isinstance(doc, dict) and part in doc:
+            doc = doc[part]
+        else:
+            return missing
+    return doc
+
+
 def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
     """Validate a scenario document; raise :class:`ScenarioError` naming every bad field."""
     if not isinstance(doc, dict):

@@ -53,7 +53,7 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
     if not overrides:
         return configs
     from ..errors import FieldProblem, ScenarioError
-    from ..scenario.loading import apply_overrides, validate
+    from ..scenario.loading import apply_overrides, validate, value_at
 
     try:
         out = [(levels, apply_overrides(doc, overrides)) for levels, doc in configs]
@@ -68,24 +68,13 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
         a, b = configs[j][1], configs[i][1]
         if j == i or a == b:  # a new scenario, or one the study itself runs twice
             continue
-        varied = [p for p in overrides if _at(a, p) != _at(b, p)] or list(overrides)
+        varied = [p for p in overrides if value_at(a, p) != value_at(b, p)] or list(overrides)
         raise ScenarioError([FieldProblem(
-            p, f"{study} varies this field ({_at(a, p)!r} in {configs[j][0]}, {_at(b, p)!r} in {configs[i][0]}); "
+            p, f"{study} varies this field ({value_at(a, p)!r} in {configs[j][0]}, {value_at(b, p)!r} in {configs[i][0]}); "
             "setting it makes those configurations one run: set a field the study keeps fixed", overrides[p], True) for p in varied],
             f"{study} with --set")  # fmt: skip
     return out
 
-
-def _at(doc: Any, path: str) -> Any:
-    """The value at dotted `path` in `doc`, or None where there is none."""
-    for part in path.split("."):
-        if isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
-            doc = doc[int(part)]
-        elif isinstance(doc, dict) and part in doc:
-            doc = doc[part]
-        else:
-            return None
-    return doc
 
 
 def variation_suffix(overrides: dict[str, Any] | None) -> str:
