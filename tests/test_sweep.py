@@ -223,6 +223,12 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
         ('"tcp.iw" = []', "factors.tcp.iw: has no levels; give at least one"),
         ('"tcp.iw" = [1, 0]', "factors (tcp.iw=0): tcp.iw = 0: expected an initial window"),
         ('"topology.bottleneck.rate" = ["1Mbps", "fast"]', "factors (topology.bottleneck.rate='fast'): topology.bottleneck.rate = 'fast'"),
+        # Levels that resolve to one scenario would be the same runs (they
+        # used to fail when the store met the second copy, with a traceback).
+        ('"tcp.iw" = [2, "rfc3390", "4380B"]', "factors (tcp.iw='rfc3390') and factors (tcp.iw='4380B'): these configurations give the same scenario"),
+        ('"tcp.iw" = [1, 1]', "factors (tcp.iw=1) and factors (tcp.iw=1): these configurations give the same scenario"),
+        # A sweep sets every run's seed: this field would be ignored.
+        ('"sim.seed" = [1, 2]', "factors.sim.seed: a sweep gives replication r of every configuration the seed derived from (sweep.seed, r)"),
     ],
 )
 def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None:
@@ -231,6 +237,17 @@ def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None
     assert r.exit_code == 2, r.output
     assert message in r.output
     assert not (tmp_path / "results.duckdb").exists(), "nothing ran, no store was created"
+
+
+def test_two_points_of_one_scenario_are_refused(tmp_path) -> None:
+    (tmp_path / "base.toml").write_text(BASE.format(duration="20s"))
+    p = tmp_path / "points.toml"
+    p.write_text('[sweep]\nscenario = "base.toml"\ndesign = "points"\n\n[[points]]\n"tcp.iw" = 2\n\n'
+                 '[[points]]\n"tcp.cc" = "sack"\n\n[[points]]\n"tcp.iw" = 1\n"tcp.cc" = "sack"\n')  # fmt: skip
+    r = CliRunner().invoke(main, ["sweep", str(p), "-q"])
+    assert r.exit_code == 2, r.output
+    # The second point leaves tcp.iw at its default, 1: the third point again.
+    assert "points[1] (tcp.cc='sack') and points[2] (tcp.iw=1, tcp.cc='sack'): these configurations give the same scenario" in r.output
 
 
 def test_bad_sweep_section(tmp_path) -> None:

@@ -117,7 +117,14 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         names = sorted({k for pt in sf.points for k in pt})
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
+    if "sim.seed" in names:
+        # The sweep sets every run's seed (below), so this field would be
+        # ignored; two of its levels would make one run.
+        where = "points[].sim.seed" if s.design == "points" else "factors.sim.seed"
+        raise ScenarioError([FieldProblem(where, "a sweep gives replication r of every configuration the seed derived from "
+                                          "(sweep.seed, r), so this field has no effect; vary sweep.replications or sweep.seed instead")], str(p))  # fmt: skip
     problems: list[FieldProblem] = []
+    first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
     for ci, levels in enumerate(configs):
         where = f"points[{ci}]" if s.design == "points" else "factors"
         try:
@@ -140,10 +147,22 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
             core["seed"] = seed
             core_json = json.dumps(core, sort_keys=True)
             run_id = _hash(core)
+            if rep == 0 and first_of.setdefault(run_id, ci) != ci:
+                twin = first_of[run_id]
+                problems.append(_twins(f"points[{twin}]" if s.design == "points" else "factors", configs[twin], where, levels))
+                break
             sweep.runs.append(Run(run_id, config_id, rep, seed, labels, core_json))
     if problems:
         raise ScenarioError(problems[:20], str(p))
     return sweep
+
+
+def _twins(where_a: str, a: dict[str, Any], where_b: str, b: dict[str, Any]) -> FieldProblem:
+    """Two configurations whose scenarios resolve to the same one: with the
+    same seeds, every replication of one would be a replication of the other."""
+    lv = lambda c: ", ".join(f"{k}={v!r}" for k, v in c.items())  # noqa: E731
+    return FieldProblem(f"{where_a} ({lv(a)}) and {where_b} ({lv(b)})",
+                        "these configurations give the same scenario once resolved, so their runs would be the same runs; keep one of them")  # fmt: skip
 
 
 def _base_level(base: dict[str, Any], sc: Any, name: str) -> Any:
@@ -197,6 +216,7 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     run `replications` times with the seeds a sweep file would give."""
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
+    first_of: dict[str, dict[str, Any]] = {}  # replication 0's run id -> the levels that have it
     for levels, doc in configs:
         sc = validate(doc)
         if sc.trace.pcap:
@@ -205,5 +225,8 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
         for rep in range(replications):
             core = sc.to_core()
             core["seed"] = derive_seed(seed, rep)
-            sweep.runs.append(Run(_hash(core), config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
+            run_id = _hash(core)
+            if rep == 0 and first_of.setdefault(run_id, levels) is not levels:
+                raise ScenarioError([_twins("configuration", first_of[run_id], "configuration", levels)], name)
+            sweep.runs.append(Run(run_id, config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
     return sweep
