@@ -283,6 +283,36 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_levels_come_out_in_the_sweeps_order_whatever_their_type(tmp_path) -> None:
+    """Levels that are not all numbers (text, a TOML table, numbers mixed
+    with text) are grouped, tabled and drawn in the order the sweep file
+    lists them; numbers by value. They used to be sorted as text (10pkt
+    before 5pkt), and a table level or mixed types failed with a traceback."""
+    factors = '"topology.bottleneck.queue" = ["5pkt", "10pkt", { type = "red", limit = "30pkt" }]\n"tcp.iw" = [4, "rfc6928", 2]'
+    path = write_sweep(tmp_path, reps=2, duration="4s", factors=factors)
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    store = str(tmp_path / "results.duckdb")
+    red = '{"limit": "30pkt", "type": "red"}'
+    code, out, _ = _analyze(store, "--by", "queue,iw")
+    assert code == 0
+    assert [(r["topology.bottleneck.queue"], r["tcp.iw"]) for r in json.loads(out)] == [
+        (q, iw) for q in ("5pkt", "10pkt", red) for iw in (4, "rfc6928", 2)]
+    r = CliRunner().invoke(main, ["analyze", store, "--anova", "--factors", "queue,iw", "--metric", "goodput_bps", "--json"])
+    assert r.exit_code == 0, r.output
+    assert [(e["term"], e["level"]) for e in json.loads(r.output)["effects"]] == [
+        ("topology.bottleneck.queue", "5pkt"), ("topology.bottleneck.queue", "10pkt"), ("topology.bottleneck.queue", red),
+        ("tcp.iw", "4"), ("tcp.iw", "rfc6928"), ("tcp.iw", "2")]  # fmt: skip
+    for x, hue in (("queue", "iw"), ("iw", "queue")):
+        r = CliRunner().invoke(main, ["plot", store, "--x", x, "--y", "fct_s", "--hue", hue, "--out", str(tmp_path / f"{x}.svg")])
+        assert r.exit_code == 0, r.output
+    svg = (tmp_path / "queue.svg").read_text()
+    # The x axis's tick labels, then the legend's entries, in the sweep's order.
+    at = [svg.index(f"<!-- {t} -->") for t in ("5pkt", "10pkt", red)]
+    assert at == sorted(at)
+    at = [svg.index(f"<!-- iw = {t} -->") for t in ("4", "rfc6928", "2")]
+    assert at == sorted(at)
+
+
 def _analyze(store: str, *args: str) -> tuple[int, str, str]:
     """analyze's exit status, its JSON (stdout) and its other lines (stderr)."""
     r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--json", *args])

@@ -34,7 +34,9 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max."""
     rows = []
-    groups = df.groupby(list(by), sort=True, dropna=False) if by else [((), df)]
+    # A categorical factor (a store's non-numeric levels) groups in its
+    # categories' order, and only the combinations the runs have.
+    groups = df.groupby(list(by), sort=True, dropna=False, observed=True) if by else [((), df)]
     for key, g in groups:
         x = g[metric].dropna().to_numpy(dtype=float)
         n = len(x)
@@ -52,7 +54,22 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
             min=float(np.min(x)) if n else float("nan"), max=float(np.max(x)) if n else float("nan"),
         )  # fmt: skip
         rows.append(row)
-    return pd.DataFrame(rows)
+    out = pd.DataFrame(rows)
+    for b in by:  # a categorical factor stays one, so its rows sort in its order
+        if isinstance(df[b].dtype, pd.CategoricalDtype) and b in out:
+            out[b] = out[b].astype(df[b].dtype)
+    return out
+
+
+def level_order(col: pd.Series) -> list[Any]:
+    """A factor's levels in the order to show them: a categorical's
+    categories (those present), numbers by value, anything else by its text."""
+    present = set(col.dropna())
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return [c for c in col.cat.categories if c in present]
+    if all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in present):
+        return sorted(present)
+    return sorted(present, key=str)
 
 
 def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], demand: Sequence[float] | None = None) -> np.ndarray:
@@ -115,8 +132,9 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     import statsmodels.formula.api as smf
 
     d = df[list(factors) + [metric]].dropna().copy()
+    order = {f: [str(v) for v in level_order(d[f])] for f in factors}
     for f in factors:
-        d[f] = d[f].astype(str)
+        d[f] = d[f].astype(object).astype(str)
     cells = d.groupby(list(factors)).size()
     full = int(np.prod([d[f].nunique() for f in factors]))
     if len(cells) != full or cells.nunique() != 1:
@@ -150,14 +168,14 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     # The full model (every interaction), so the error is the replication
     # error. Columns are renamed so that no factor name clashes with the
     # formula language.
-    safe = pd.DataFrame({f"f{i}": d[f].to_numpy() for i, f in enumerate(factors)})
+    safe = pd.DataFrame({f"f{i}": pd.Categorical(d[f].to_numpy(), categories=order[f]) for i, f in enumerate(factors)})
     safe["y"] = y
     terms = " * ".join(f"C(f{i}, Sum)" for i in range(len(factors)))
     fit = smf.ols(f"y ~ {terms}", data=safe).fit()
     ci = fit.conf_int(alpha=1 - conf)
     index = list(fit.params.index)
     for i, f in enumerate(factors):
-        levels = sorted(d[f].unique())
+        levels = order[f]
         names = [f"C(f{i}, Sum)[S.{lv}]" for lv in levels[:-1]]
         for lv, name in zip(levels[:-1], names):
             effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))

@@ -192,7 +192,9 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     `sweep` in a results store (its only sweep when None), one line per level
     of `hue`, with confidence-interval error bars (t-interval of the mean, or
     bootstrap interval of the median)."""
-    from .analysis import summarize
+    import pandas as pd
+
+    from .analysis import level_order, summarize
     from .store import Store, resolve_factor
 
     path = _check_out(out)
@@ -208,13 +210,18 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     by = [xs] + ([resolve_factor(cols, hue)] if hue else [])
     summary = summarize(df, by, y, conf=conf)
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    groups = summary.groupby(by[1], sort=True) if hue else [(None, summary)]
+    groups = summary.groupby(by[1], sort=True, observed=True) if hue else [(None, summary)]
+    # Numbers are placed by value; other levels evenly, in the sweep's order.
+    numeric = pd.api.types.is_numeric_dtype(summary[xs]) and not pd.api.types.is_bool_dtype(summary[xs])
+    ticks = None if numeric else level_order(df[xs])
     for level, g in groups:
         g = g.sort_values(xs)
         center = g[stat]
         lo, hi = g[f"{stat}_lo"], g[f"{stat}_hi"]
-        xv = g[xs].astype(str) if g[xs].dtype == object else g[xs]
+        xv = g[xs] if ticks is None else g[xs].map(ticks.index).astype(int)
         ax.errorbar(xv, center, yerr=[center - lo, hi - center], marker="o", capsize=3, label=None if level is None else f"{hue} = {level}")
+    if ticks is not None:
+        ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} ({stat}, {int(conf * 100)}% CI)")
     ax.grid(True, alpha=0.3)

@@ -388,9 +388,30 @@ class Store:
         if len(runs) and runs.value.isna().all():
             what = f" ({METRICS[metric]})" if metric in METRICS else ""
             raise StoreError(f"--metric {metric!r}{what}: no run of sweep {name} has a value")
-        facs = pd.DataFrame([json.loads(f) for f in runs.factors])
+        facs = pd.DataFrame([{k: _label(v) for k, v in json.loads(f).items()} for f in runs.factors], index=runs.index)
+        declared = self._declared_levels(name)
+        for col in facs.columns:
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in facs[col]):
+                # Levels that are not all numbers keep the order the sweep
+                # lists them in (a sweep file's order), not the text's.
+                seen = dict.fromkeys(declared.get(col, []))
+                seen.update(dict.fromkeys(sorted(set(facs[col]) - seen.keys(), key=str)))
+                facs[col] = pd.Categorical(facs[col], categories=list(seen), ordered=True)
         out = pd.concat([runs.drop(columns=["factors"]), facs], axis=1)
         return out.rename(columns={"value": metric})
+
+    def _declared_levels(self, sweep: str) -> dict[str, list[Any]]:
+        """Each factor's levels in the order sweep `sweep` lists its runs
+        (the order of its configurations: a factorial design's levels as its
+        file lists them, a points design's points in turn); empty for a sweep
+        stored without `sweep_runs`."""
+        if "sweep_runs" not in self._tables:
+            return {}
+        order: dict[str, dict[Any, None]] = {}
+        for (f,) in self.con.execute("SELECT factors FROM sweep_runs WHERE sweep = ? ORDER BY rowid", [sweep]).fetchall():
+            for k, v in json.loads(f).items():
+                order.setdefault(k, {})[_label(v)] = None
+        return {k: list(v) for k, v in order.items()}
 
     def export(self, out_dir: str | Path, fmt: str) -> list[Path]:
         d = Path(out_dir)
@@ -408,6 +429,12 @@ def open_read(path: str | Path) -> duckdb.DuckDBPyConnection:
     """A read-only DuckDB connection to the store at `path`, got as
     :class:`Store` gets one (waiting for a sweep writing it to let go)."""
     return Store(path, read_only=True).con
+
+
+def _label(level: Any) -> Any:
+    """A factor level as a table cell: a table or list level (a queue
+    written as a TOML table) as its JSON text, so it can be grouped on."""
+    return json.dumps(level, sort_keys=True) if isinstance(level, (dict, list)) else level
 
 
 def resolve_factor(columns: list[str], name: str) -> str:
