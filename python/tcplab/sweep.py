@@ -100,7 +100,13 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     s = sf.sweep
     if (s.scenario is None) == (sf.base is None):
         raise ScenarioError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))
-    base = sf.base if sf.base is not None else read_toml(p.parent / s.scenario)  # type: ignore[operator]
+    if sf.base is not None:
+        base = sf.base
+    elif not (p.parent / s.scenario).is_file():  # type: ignore[operator]
+        raise ScenarioError([FieldProblem("sweep.scenario", f"no such file: {p.parent / s.scenario} (a path relative to the sweep file)",  # type: ignore[operator]
+                                          s.scenario, True)], str(p))  # fmt: skip
+    else:
+        base = read_toml(p.parent / s.scenario)  # type: ignore[operator]
     if s.design == "factorial":
         if sf.points:
             raise ScenarioError([FieldProblem("points", "only with sweep.design = 'points'")], str(p))
