@@ -250,6 +250,33 @@ def test_two_points_of_one_scenario_are_refused(tmp_path) -> None:
     assert "points[1] (tcp.cc='sack') and points[2] (tcp.iw=1, tcp.cc='sack'): these configurations give the same scenario" in r.output
 
 
+SCRIPT = """
+from tcplab.runner import run_sweep
+from tcplab.sweep import load_sweep
+{body}
+"""
+
+
+def test_a_script_without_a_main_guard_fails_at_once_with_the_reason(tmp_path) -> None:
+    """Workers are spawned, so each imports the script that started the
+    sweep again. Unguarded, that script's sweep used to wait 300 s in each
+    worker for the store the parent held, then fail with BrokenProcessPool."""
+    path = write_sweep(tmp_path, reps=2, duration="2s")
+    call = f"run_sweep(load_sweep({str(path)!r}), jobs=2, progress=False)"
+    for name, body in (("unguarded.py", call), ("guarded.py", f"if __name__ == '__main__':\n    {call}")):
+        (tmp_path / name).write_text(SCRIPT.format(body=body))
+    r = subprocess.run([sys.executable, str(tmp_path / "unguarded.py")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    assert "TcplabError: run_sweep was called by a worker process as it started: a script that runs the sweep without" in r.stderr
+    assert r.stderr.rstrip().splitlines()[-1].startswith("tcplab.errors.TcplabError: a worker process of the sweep stopped unexpectedly")
+    con = duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*) FROM runs").fetchone() == (0,), "no run is stored as failed"
+    con.close()
+    r = subprocess.run([sys.executable, str(tmp_path / "guarded.py")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert len(snapshot(tmp_path / "results.duckdb")["runs"]) == 12
+
+
 def test_bad_sweep_section(tmp_path) -> None:
     p = tmp_path / "s.toml"
     p.write_text('[sweep]\nscenario = "x.toml"\nreplication = 3\n')

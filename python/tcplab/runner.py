@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from multiprocessing import get_context
+from multiprocessing import current_process, get_context
 from typing import Any, Callable, Iterator
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from .errors import TcplabError
 from .store import Store
 from .sweep import Run, Sweep, execute
 
@@ -87,6 +89,8 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
             for f in finished:
                 r = pending.pop(f)
                 err = f.exception()
+                if isinstance(err, BrokenProcessPool):  # no run's own failure: no worker is left
+                    raise TcplabError(f"a worker process of the sweep stopped unexpectedly (killed, out of memory, or {GUARD_HINT})") from err
                 batch.append((r, (None if err else f.result()), (f"{type(err).__name__}: {err}" if err else None)))
                 nxt = next(it, None)
                 if nxt is not None:
@@ -116,6 +120,12 @@ def _dask(runs: list[Run], scheduler: str) -> Iterator[list[Outcome]]:
         client.close()
 
 
+#: What a script that runs sweeps needs: workers are started with the spawn
+#: method, which imports the script again in each one.
+GUARD_HINT = ("a script that runs the sweep without `if __name__ == \"__main__\":` around its code: each worker "
+              "imports the script again, as multiprocessing's spawn method does")
+
+
 def run_sweep(
     sweep: Sweep,
     jobs: int | None = None,
@@ -126,6 +136,10 @@ def run_sweep(
 ) -> SweepReport:
     """Run every run of `sweep` not yet in its store. Ctrl-C stops cleanly:
     finished runs are kept, and running the sweep again does the rest."""
+    if getattr(current_process(), "_inheriting", False):
+        # A worker starting up is importing the script that started the
+        # sweep (multiprocessing's own check for this, `_check_not_importing_main`).
+        raise TcplabError(f"run_sweep was called by a worker process as it started: {GUARD_HINT}")
     store = Store(sweep.store)
     try:
         store.set_sweep_runs(sweep.name, sweep.runs)
