@@ -18,7 +18,7 @@ from tcplab.cli import main
 from tcplab.errors import ScenarioError
 from tcplab.studies import hstcp
 from tcplab.studies.common import run_configs, variation_dir, variation_suffix, vary
-from tcplab.sweep import sweep_from_configs
+from tcplab.sweep import derive_seed, sweep_from_configs
 
 
 def _bulk(rate: str) -> dict:
@@ -155,6 +155,42 @@ def test_exported_scenarios_are_the_runs_the_study_makes(tmp_path, study) -> Non
     # The first replication of the study's sweep runs exactly the file's scenario.
     sw = sweep_from_configs("x", str(tmp_path / "s.duckdb"), vary(study, configs[:3], over), 1)
     for r, path in zip(sw.runs, paths):
+        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True)
+
+
+@pytest.mark.parametrize("study", ["rfc2415", "iw10", "goyal98"])
+def test_a_studys_seed_is_its_sweeps_seed(tmp_path, study, monkeypatch) -> None:
+    """`--set sim.seed=S` on a study run through the sweep machinery makes its
+    sweep derive replication r's seed from (S, r), as a sweep file's seed
+    does; it used to be overwritten by the seeds derived from 1, so the
+    variation reran the study's own runs. The exported scenarios carry the
+    seed of replication 0."""
+    import importlib
+
+    import tcplab.runner
+    from tcplab.runner import SweepReport
+    from tcplab.scenario.loading import read_toml
+    from tcplab.studies.common import export_scenarios
+
+    swept = []
+
+    def record(sweep, **_):  # the study's sweep, not run
+        swept.append(sweep)
+        return SweepReport(len(sweep.runs), 0, 0, 0, False)
+
+    monkeypatch.setattr(tcplab.runner, "run_sweep", record)
+    mod = importlib.import_module(f"tcplab.studies.{study}")
+    configs = mod.scenarios(quick=True)[:2]
+    over = {"sim.seed": 7}
+    run_configs(study, configs, 2, True, tmp_path, 1, False)
+    run_configs(study, configs, 2, True, tmp_path, 1, False, overrides=over)
+    own, sw = swept
+    assert [r.seed for r in sw.runs] == [derive_seed(7, 0), derive_seed(7, 1)] * 2
+    assert [r.seed for r in own.runs] == [derive_seed(1, 0), derive_seed(1, 1)] * 2
+    assert not {r.run_id for r in sw.runs} & {r.run_id for r in own.runs}
+    paths = export_scenarios(study, configs, tmp_path / "sc", over)
+    for r, path in zip(sw.runs[::2], paths):
+        assert read_toml(path)["sim"]["seed"] == derive_seed(7, 0)
         assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True)
 
 

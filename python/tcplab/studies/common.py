@@ -130,7 +130,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     name = f"{study}-{'quick' if quick else 'full'}{variant}{variation_suffix(overrides)}"
     t0 = time.perf_counter()
     try:  # sweep_from_configs validates each scenario
-        sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=1)
+        sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=sweep_seed(overrides))
     except ScenarioError as e:
         raise ScenarioError(e.problems, e.source or (f"{study} with --set" if overrides else None)) from None
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -139,12 +139,19 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
                     dict(overrides or {}))  # fmt: skip
 
 
-def first_replication(configs: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def sweep_seed(overrides: dict[str, Any] | None) -> int:
+    """The seed a study's sweep derives its replications' seeds from: 1, or
+    the user's `--set sim.seed=S` (replication r then runs with the seed
+    derived from (S, r), as a sweep file's `seed` does)."""
+    return int((overrides or {}).get("sim.seed", 1))
+
+
+def first_replication(configs: list[tuple[dict[str, Any], dict[str, Any]]], base_seed: int = 1) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Configurations as `run_configs` runs their first replication: with the
     seed the sweep gives replication 0 (`sim.seed`)."""
     from ..sweep import derive_seed
 
-    seed = derive_seed(1, 0)
+    seed = derive_seed(base_seed, 0)
     return [(levels, {**doc, "sim": {**doc.get("sim", {}), "seed": seed}}) for levels, doc in configs]
 
 
@@ -155,7 +162,11 @@ def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, A
     user to edit (`tcplab reproduce STUDY --export-scenarios DIR`)."""
     from ..scenario.loading import dumps_toml
 
+    import importlib
+
     docs = vary(study, configs, overrides)
+    if "sim.seed" in (overrides or {}) and getattr(importlib.import_module(f"{__package__}.{study}"), "SWEEP_SEEDS", False):
+        docs = first_replication(docs, sweep_seed(overrides))  # the seed its sweep gives replication 0
     names = [re.sub(r"[^A-Za-z0-9.+=-]", "_", "_".join(f"{k}-{v}" for k, v in levels.items())) + ".toml" for levels, _ in docs]
     assert len(set(names)) == len(names), "a study's configurations have distinct factor levels"
     out_dir = Path(out)

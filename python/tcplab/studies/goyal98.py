@@ -487,6 +487,11 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: di
     return pd.DataFrame(rows)
 
 
+#: Runs go through the sweep machinery, which gives replication r of every
+#: configuration the seed derived from (1, r), or from (S, r) with `--set sim.seed=S`.
+SWEEP_SEEDS = True
+
+
 def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each configuration's scenario as its first replication runs (`--export-scenarios`)."""
     return first_replication(configurations())

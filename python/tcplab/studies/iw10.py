@@ -127,6 +127,11 @@ def configurations(start_rtts: tuple[float, float] | None = None, server_per_flo
     return out
 
 
+#: Runs go through the sweep machinery, which gives replication r of every
+#: configuration the seed derived from (1, r), or from (S, r) with `--set sim.seed=S`.
+SWEEP_SEEDS = True
+
+
 def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each case's scenario as its first replication runs (`--export-scenarios`)."""
     return first_replication(configurations())

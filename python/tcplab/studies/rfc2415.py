@@ -550,6 +550,11 @@ def mah_reply_sizes() -> dict[str, Any]:
     return {"type": "empirical", "points": [[f"{int(b)}B", float(c)] for b, c in rows]}
 
 
+#: Runs go through the sweep machinery, which gives replication r of every
+#: configuration the seed derived from (1, r), or from (S, r) with `--set sim.seed=S`.
+SWEEP_SEEDS = True
+
+
 def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """Each configuration's scenario as its first replication runs (`--export-scenarios`)."""
     return first_replication(configurations((QUICK if quick else FULL)["duration"]))
