@@ -314,6 +314,15 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"
+    # Bad arguments name themselves (not as a scenario's), and a factor is
+    # chosen among the sweep's factors (the metric is none of them).
+    for args, message in (
+        (["--x", "iw", "--y", "fct_s", "--stat", "mode"], "error: invalid argument: --stat = 'mode': allowed: mean, median\n"),
+        (["--x", "iw", "--y", "fct_s", "--out", "f.jpg"], "error: invalid argument: --out = 'f.jpg': unknown figure format; allowed: .png, .svg\n"),
+        (["--x", "fct_s", "--y", "fct_s"], "error: unknown factor 'fct_s'; the store's factors: tcp.cc, tcp.iw\n"),
+    ):
+        r = CliRunner().invoke(main, ["plot", store, "--out", str(tmp_path / "g.png"), *args])
+        assert (r.exit_code, r.output) == (2, message)
 
 
 def test_levels_come_out_in_the_sweeps_order_whatever_their_type(tmp_path) -> None:

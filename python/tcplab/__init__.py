@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 from ._core import __version__
-from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, TcplabError
+from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, TcplabError, UsageError
 
 __all__ = [
     "__version__",
@@ -25,6 +25,7 @@ __all__ = [
     "Scenario",
     "TcplabError",
     "ScenarioError",
+    "UsageError",
     "SimulationError",
     "InternalError",
     "FieldProblem",

@@ -224,7 +224,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         if missing:
             click.echo(f"note: sweep {name}: {counts['ok']} of its {counts['runs']} runs are stored ({counts['failed']} failed, "
                        f"{missing - counts['failed']} not run yet); the tables below leave the others out", err=True)  # fmt: skip
-        cols = list(df.columns)
+        cols = [c for c in df.columns if c != metric]
         if anova:
             fs = [resolve_factor(cols, f.strip()) for f in factors.split(",") if f.strip()]
             if not fs:

@@ -30,18 +30,29 @@ class ScenarioError(TcplabError):
     ``problems`` lists each bad field with its value and what is allowed.
     """
 
+    #: What the problems are in, for the message.
+    what = "scenario"
+
     def __init__(self, problems: list[FieldProblem] | str, source: str | None = None):
         if isinstance(problems, str):
-            problems = [FieldProblem("scenario", problems)]
+            problems = [FieldProblem(self.what, problems)]
         self.problems = problems
         self.source = source
         where = f" in {source}" if source else ""
         if len(problems) == 1:
-            text = f"invalid scenario{where}: {problems[0]}"
+            text = f"invalid {self.what}{where}: {problems[0]}"
         else:
             lines = "\n".join(f"  - {p}" for p in problems)
-            text = f"invalid scenario{where} ({len(problems)} problems):\n{lines}"
+            text = f"invalid {self.what}{where} ({len(problems)} problems):\n{lines}"
         super().__init__(text)
+
+
+class UsageError(ScenarioError):
+    """A bad argument of a figure or an analysis (a command-line option, or
+    the parameter of the function behind it), not of the scenario: each
+    problem names the option, its value and what is allowed."""
+
+    what = "argument"
 
 
 class SimulationError(TcplabError):

@@ -18,7 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from .api import Result, run  # noqa: E402
-from .errors import ScenarioError, FieldProblem  # noqa: E402
+from .errors import FieldProblem, ScenarioError, UsageError  # noqa: E402
 from .scenario import Dumbbell, apply_overrides, load, read_toml  # noqa: E402
 
 FORMATS = (".png", ".svg")
@@ -40,7 +40,7 @@ def save_figure(fig: Any, path: Path, dpi: float | None = None) -> Path:
 def _check_out(out: str | Path) -> Path:
     p = Path(out)
     if p.suffix.lower() not in FORMATS:
-        raise ScenarioError([FieldProblem("--out", f"unknown figure format; allowed: {', '.join(FORMATS)}", str(out), True)])
+        raise UsageError([FieldProblem("--out", f"unknown figure format; allowed: {', '.join(FORMATS)}", str(out), True)])
     return p
 
 
@@ -119,7 +119,7 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     (title -> web100 table); each connection, or each value of a `run`
     column, is one series."""
     if view not in WEB100_VIEWS:
-        raise ScenarioError([FieldProblem("view", f"unknown web100 view; allowed: {', '.join(WEB100_VIEWS)}", view, True)])
+        raise UsageError([FieldProblem("view", f"unknown web100 view; allowed: {', '.join(WEB100_VIEWS)}", view, True)])
     path = _check_out(out)
     if all(w.empty for w in panels.values()):
         raise ScenarioError("no web100 rows for this figure: set [trace] web100 = true")
@@ -169,7 +169,7 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
     if kind == "seq":
         link = link or _default_link(doc)
         if link is None:
-            raise ScenarioError([FieldProblem("--link", "required for an explicit topology, e.g. --link r1->k1")])
+            raise UsageError([FieldProblem("--link", "required for an explicit topology, e.g. --link r1->k1")])
         doc = apply_overrides(doc, {"trace.links": [link]})
         return seq_plot(run(doc), out, apps, link)
     if kind == "cwnd":
@@ -183,7 +183,7 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
             w = w[w.app.isin(list(apps))]
         return web100_plot({"": w}, out, kind[7:])
     allowed = ", ".join(["seq", "cwnd"] + [f"web100-{v}" for v in WEB100_VIEWS])
-    raise ScenarioError([FieldProblem("plot", f"unknown figure; allowed: {allowed}", kind, True)])
+    raise UsageError([FieldProblem("plot", f"unknown figure; allowed: {allowed}", kind, True)])
 
 
 def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95,
@@ -199,13 +199,13 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
 
     path = _check_out(out)
     if stat not in ("mean", "median"):
-        raise ScenarioError([FieldProblem("--stat", "allowed: mean, median", stat, True)])
+        raise UsageError([FieldProblem("--stat", "allowed: mean, median", stat, True)])
     st = Store(store_path, read_only=True)
     try:
         df = st.metric_table(y, sweep)
     finally:
         st.close()
-    cols = list(df.columns)
+    cols = [c for c in df.columns if c != y]
     xs = resolve_factor(cols, x)
     by = [xs] + ([resolve_factor(cols, hue)] if hue else [])
     summary = summarize(df, by, y, conf=conf)
