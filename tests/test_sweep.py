@@ -287,7 +287,7 @@ def test_bad_sweep_section(tmp_path) -> None:
     p.write_text('[sweep]\nscenario = "x.toml"\n[factors]\n"tcp.iw" = [1]\n')
     r = CliRunner().invoke(main, ["sweep", str(p)])
     assert r.exit_code == 2
-    assert f"error: invalid scenario in {p}: sweep.scenario = 'x.toml': no such file: {tmp_path / 'sub' / 'x.toml'} (a path relative to the sweep file)" in r.output
+    assert f"error: invalid sweep in {p}: sweep.scenario = 'x.toml': no such file: {tmp_path / 'sub' / 'x.toml'} (a path relative to the sweep file)" in r.output
 
 
 def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:

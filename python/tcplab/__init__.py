@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 from ._core import __version__
-from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, TcplabError, UsageError
+from .errors import FieldProblem, InternalError, ScenarioError, SimulationError, SweepError, TcplabError, UsageError
 
 __all__ = [
     "__version__",
@@ -26,6 +26,7 @@ __all__ = [
     "TcplabError",
     "ScenarioError",
     "UsageError",
+    "SweepError",
     "SimulationError",
     "InternalError",
     "FieldProblem",

@@ -47,6 +47,14 @@ class ScenarioError(TcplabError):
         super().__init__(text)
 
 
+class SweepError(ScenarioError):
+    """A sweep file (or a sweep built in code) that cannot be run: its own
+    fields, or a configuration whose scenario is refused, each problem
+    naming the factor levels it comes from."""
+
+    what = "sweep"
+
+
 class UsageError(ScenarioError):
     """A bad argument of a figure or an analysis (a command-line option, or
     the parameter of the function behind it), not of the scenario: each

@@ -22,7 +22,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import FieldProblem, ScenarioError
+from .errors import FieldProblem, ScenarioError, SweepError
 from .scenario import apply_overrides, read_toml, validate, value_at
 
 
@@ -85,7 +85,10 @@ def _hash(obj: Any) -> str:
 def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     """Read and check a sweep file; every configuration is validated here."""
     p = Path(path)
-    raw = read_toml(p)
+    try:
+        raw = read_toml(p)
+    except ScenarioError as e:  # not found, or not TOML
+        raise SweepError("; ".join(pr.message for pr in e.problems), str(p)) from None
     try:
         sf = SweepFile.model_validate(raw)
     except ValidationError as e:
@@ -96,30 +99,30 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 2:
                 msg = "unknown field; allowed: " + ", ".join(SweepSection.model_fields)
             problems.append(FieldProblem(loc, msg))
-        raise ScenarioError(problems, str(p)) from None
+        raise SweepError(problems, str(p)) from None
     s = sf.sweep
     if (s.scenario is None) == (sf.base is None):
-        raise ScenarioError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))
+        raise SweepError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))
     if sf.base is not None:
         base = sf.base
     elif not (p.parent / s.scenario).is_file():  # type: ignore[operator]
-        raise ScenarioError([FieldProblem("sweep.scenario", f"no such file: {p.parent / s.scenario} (a path relative to the sweep file)",  # type: ignore[operator]
+        raise SweepError([FieldProblem("sweep.scenario", f"no such file: {p.parent / s.scenario} (a path relative to the sweep file)",  # type: ignore[operator]
                                           s.scenario, True)], str(p))  # fmt: skip
     else:
         base = read_toml(p.parent / s.scenario)  # type: ignore[operator]
     if s.design == "factorial":
         if sf.points:
-            raise ScenarioError([FieldProblem("points", "only with sweep.design = 'points'")], str(p))
+            raise SweepError([FieldProblem("points", "only with sweep.design = 'points'")], str(p))
         for name, levels in sf.factors.items():
             if not levels:
-                raise ScenarioError([FieldProblem(f"factors.{name}", "has no levels; give at least one")], str(p))
+                raise SweepError([FieldProblem(f"factors.{name}", "has no levels; give at least one")], str(p))
         names = list(sf.factors)
         configs = [dict(zip(names, combo)) for combo in itertools.product(*(sf.factors[n] for n in names))]
     else:
         if sf.factors:
-            raise ScenarioError([FieldProblem("factors", "only with sweep.design = 'factorial'; list [[points]] instead")], str(p))
+            raise SweepError([FieldProblem("factors", "only with sweep.design = 'factorial'; list [[points]] instead")], str(p))
         if not sf.points:
-            raise ScenarioError([FieldProblem("points", "sweep.design = 'points' needs at least one [[points]] table")], str(p))
+            raise SweepError([FieldProblem("points", "sweep.design = 'points' needs at least one [[points]] table")], str(p))
         names = sorted({k for pt in sf.points for k in pt})
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
@@ -127,7 +130,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         # The sweep sets every run's seed (below), so this field would be
         # ignored; two of its levels would make one run.
         where = "points[].sim.seed" if s.design == "points" else "factors.sim.seed"
-        raise ScenarioError([FieldProblem(where, "a sweep gives replication r of every configuration the seed derived from "
+        raise SweepError([FieldProblem(where, "a sweep gives replication r of every configuration the seed derived from "
                                           "(sweep.seed, r), so this field has no effect; vary sweep.replications or sweep.seed instead")], str(p))  # fmt: skip
     problems: list[FieldProblem] = []
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
@@ -159,7 +162,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
                 break
             sweep.runs.append(Run(run_id, config_id, rep, seed, labels, core_json))
     if problems:
-        raise ScenarioError(problems[:20], str(p))
+        raise SweepError(problems[:20], str(p))
     return sweep
 
 
@@ -226,13 +229,13 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     for levels, doc in configs:
         sc = validate(doc)
         if sc.trace.pcap:
-            raise ScenarioError([FieldProblem("trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)])
+            raise SweepError([FieldProblem("trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)])
         config_id = _hash(levels)
         for rep in range(replications):
             core = sc.to_core()
             core["seed"] = derive_seed(seed, rep)
             run_id = _hash(core)
             if rep == 0 and first_of.setdefault(run_id, levels) is not levels:
-                raise ScenarioError([_twins("configuration", first_of[run_id], "configuration", levels)], name)
+                raise SweepError([_twins("configuration", first_of[run_id], "configuration", levels)], name)
             sweep.runs.append(Run(run_id, config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
     return sweep
