@@ -239,6 +239,17 @@ def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None
     assert not (tmp_path / "results.duckdb").exists(), "nothing ran, no store was created"
 
 
+def test_a_sweep_file_given_to_run_and_a_scenario_given_to_sweep_say_so(tmp_path) -> None:
+    path = write_sweep(tmp_path)
+    r = CliRunner().invoke(main, ["run", str(path)])
+    assert r.exit_code == 2
+    assert "  - sweep: unknown field; allowed fields here: sim, topology, tcp, apps, losses, trace; this is a sweep file's table: run a sweep file with tcplab sweep FILE\n" in r.output
+    r = CliRunner().invoke(main, ["sweep", str(tmp_path / "base.toml")])
+    assert r.exit_code == 2
+    assert ("  - topology: unknown field; allowed: sweep, base, factors, points; this is a scenario's table: run a scenario with "
+            "tcplab run FILE, or name it in sweep.scenario\n") in r.output  # fmt: skip
+
+
 def test_two_points_of_one_scenario_are_refused(tmp_path) -> None:
     (tmp_path / "base.toml").write_text(BASE.format(duration="20s"))
     p = tmp_path / "points.toml"

@@ -96,6 +96,8 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         for err in e.errors(include_url=False):
             loc = ".".join(str(x) for x in err["loc"])
             msg = "unknown field; allowed: sweep, base, factors, points" if err["type"] == "extra_forbidden" and len(err["loc"]) == 1 else err["msg"]
+            if err["loc"] == ("topology",):
+                msg += "; this is a scenario's table: run a scenario with tcplab run FILE, or name it in sweep.scenario"
             if err["type"] == "extra_forbidden" and len(err["loc"]) == 2:
                 msg = "unknown field; allowed: " + ", ".join(SweepSection.model_fields)
             problems.append(FieldProblem(loc, msg))

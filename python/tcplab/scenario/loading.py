@@ -311,8 +311,9 @@ def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProbl
         has, value = _lookup(doc, loc)
         ctx = e.get("ctx") or {}
         if kind == "extra_forbidden":
-            allowed = ", ".join(_field_names(parent)) if parent else "see docs/scenario.md"
-            out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}"))
+            allowed = ", ".join(_field_names(parent)) if parent else "see the README's scenario file reference"
+            hint = "; this is a sweep file's table: run a sweep file with tcplab sweep FILE" if loc == ("sweep",) else ""
+            out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}{hint}"))
             continue
         if kind == "missing":
             out.append(FieldProblem(path, "required field is missing"))
