@@ -145,7 +145,8 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
             else:
                 ax.scatter(d_data, d_acks, s=3, alpha=0.5, label=label)
                 ax.set_xlabel("DataPktsOut per interval"), ax.set_ylabel("AckPktsIn per interval")
-        ax.set_title(title or WEB100_VIEWS[view])
+        if title:  # a panel per run: the figure's title names the view
+            ax.set_title(title)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="best", fontsize=7, markerscale=3)
     fig.suptitle(WEB100_VIEWS[view])
