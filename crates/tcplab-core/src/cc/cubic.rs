@@ -201,7 +201,12 @@ impl CongestionControl for Cubic {
             now
         });
         let t = now.saturating_since(start).as_secs_f64();
-        let segs_acked = acked as f64 / mss;
+        // An ACK counts at most a window of segments: the cumulative ACK that
+        // ends a timeout's recovery can cover a thousand SACKed segments while
+        // cwnd is a few. Per ACK, cwnd then moves at most to the target (at
+        // most 1.5 cwnd, section 4.2) and W_est by at most alpha, as Reno
+        // grows by at most one SMSS per ACK (RFC 3465 section 2.1).
+        let segs_acked = (acked as f64 / mss).min(self.cwnd);
         // Reno-friendly estimate (section 4.3, eq. 4).
         let alpha = 3.0 * (1.0 - self.cfg.beta) / (1.0 + self.cfg.beta);
         self.w_est += alpha * segs_acked / self.cwnd;
@@ -305,6 +310,27 @@ mod tests {
             }
         }
         assert_eq!(checked, 7);
+    }
+
+    #[test]
+    fn an_ack_of_many_segments_grows_the_window_at_most_to_the_target() {
+        // After a timeout cwnd is small while the ACK that fills the hole
+        // covers everything SACKed since: 1,000 segments at cwnd 8.
+        let mss = 1460u64;
+        for w_max in [10, 100] {
+            let mut c = Cubic::new(CubicConfig { initial_window: w_max * mss, initial_ssthresh: 0, ..Default::default() });
+            c.on_rtt(Dur::from_ms(100));
+            c.on_timeout(Time::ZERO, 0);
+            c.cwnd = 8.0;
+            let t = Time::from_ns(2_000_000_000);
+            c.on_ack(t, mss, 0); // opens the epoch
+            let before = c.cwnd;
+            c.on_ack(t + Dur::from_ms(1), 1000 * mss, 0);
+            // Reno-friendly region (w_max 10: W_cubic is below W_est): at most alpha;
+            // concave region (w_max 100): at most 1.5 cwnd.
+            let bound = if w_max == 10 { before + 3.0 * 0.3 / 1.7 } else { 1.5 * before };
+            assert!(c.cwnd > before && c.cwnd <= bound + 1e-9, "w_max {w_max}: {before} -> {}", c.cwnd);
+        }
     }
 
     #[test]

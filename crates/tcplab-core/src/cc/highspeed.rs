@@ -167,7 +167,10 @@ impl CongestionControl for HighSpeed {
         // a(w) segments per window of acknowledged bytes, byte-counted as in
         // Reno: one SMSS each time cwnd / a(w) bytes have been acknowledged.
         let (a, _) = self.ab();
-        self.bytes_acked += acked;
+        // An ACK counts at most a window (after a timeout, the ACK that fills
+        // the hole can cover a thousand SACKed segments): at most a(w)
+        // segments of growth per ACK, a(w) per window of ACKs as RFC 3649 has it.
+        self.bytes_acked += acked.min(self.cwnd);
         let step = ((self.cwnd as f64 / a) as u64).max(1);
         while self.bytes_acked >= step {
             self.bytes_acked -= step;
@@ -231,6 +234,14 @@ mod tests {
             let mut h = HighSpeed::new(HighSpeedConfig { lookup, mss, initial_window: w * mss, initial_ssthresh: 0, ..Default::default() });
             assert_eq!(h.ab(), (a, b / 256.0), "{lookup:?} at w = {w}");
         }
+    }
+
+    #[test]
+    fn an_ack_of_many_segments_adds_at_most_a_w() {
+        let mss = 1460;
+        let mut h = HighSpeed::new(HighSpeedConfig { initial_window: 221 * mss, initial_ssthresh: 0, ..Default::default() });
+        h.on_ack(Time::ZERO, 5000 * mss, 0);
+        assert_eq!(h.window() / mss, 224, "a(221) = 3");
     }
 
     #[test]
