@@ -288,6 +288,15 @@ def test_a_script_without_a_main_guard_fails_at_once_with_the_reason(tmp_path) -
     assert len(snapshot(tmp_path / "results.duckdb")["runs"]) == 12
 
 
+def test_a_sweep_built_in_code_refuses_one_scenario_twice(tmp_path) -> None:
+    from tcplab.errors import SweepError
+    from tcplab.sweep import sweep_from_configs
+
+    pair = ({"a": 1}, {"topology": {"type": "dumbbell"}, "apps": [{"type": "bulk", "src": "s0", "dst": "k0"}]})
+    with pytest.raises(SweepError, match=r"^invalid sweep in x: configuration \(a=1\) and configuration \(a=1\): these configurations give"):
+        sweep_from_configs("x", str(tmp_path / "s.duckdb"), [pair, pair], 2)
+
+
 def test_bad_sweep_section(tmp_path) -> None:
     p = tmp_path / "s.toml"
     p.write_text('[sweep]\nscenario = "x.toml"\nreplication = 3\n')

@@ -227,8 +227,8 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     run `replications` times with the seeds a sweep file would give."""
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
-    first_of: dict[str, dict[str, Any]] = {}  # replication 0's run id -> the levels that have it
-    for levels, doc in configs:
+    first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
+    for ci, (levels, doc) in enumerate(configs):
         sc = validate(doc)
         if sc.trace.pcap:
             raise SweepError([FieldProblem("trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)])
@@ -237,7 +237,7 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
             core = sc.to_core()
             core["seed"] = derive_seed(seed, rep)
             run_id = _hash(core)
-            if rep == 0 and first_of.setdefault(run_id, levels) is not levels:
-                raise SweepError([_twins("configuration", first_of[run_id], "configuration", levels)], name)
+            if rep == 0 and first_of.setdefault(run_id, ci) != ci:
+                raise SweepError([_twins("configuration", configs[first_of[run_id]][0], "configuration", levels)], name)
             sweep.runs.append(Run(run_id, config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
     return sweep

@@ -160,9 +160,9 @@ def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, A
     """Write each configuration's scenario (with `overrides` set) as a TOML
     file into `out`, named by its factor levels, for `tcplab run` to run or a
     user to edit (`tcplab reproduce STUDY --export-scenarios DIR`)."""
-    from ..scenario.loading import dumps_toml
-
     import importlib
+
+    from ..scenario.loading import dumps_toml
 
     docs = vary(study, configs, overrides)
     if "sim.seed" in (overrides or {}) and getattr(importlib.import_module(f"{__package__}.{study}"), "SWEEP_SEEDS", False):
