@@ -297,6 +297,16 @@ def test_a_sweep_built_in_code_refuses_one_scenario_twice(tmp_path) -> None:
         sweep_from_configs("x", str(tmp_path / "s.duckdb"), [pair, pair], 2)
 
 
+def test_an_unreachable_scheduler_is_an_error_not_a_traceback(tmp_path) -> None:
+    import dask
+
+    path = write_sweep(tmp_path, reps=1, duration="2s")
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        r = CliRunner().invoke(main, ["sweep", str(path), "-q", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1"])
+    assert r.exit_code == 1, r.output
+    assert r.output.startswith("error: --scheduler 'tcp://127.0.0.1:1': cannot reach a Dask scheduler there: Timed out trying to connect")
+
+
 def test_bad_sweep_section(tmp_path) -> None:
     p = tmp_path / "s.toml"
     p.write_text('[sweep]\nscenario = "x.toml"\nreplication = 3\n')

@@ -160,6 +160,7 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
     """Run every configuration and replication of SWEEP_FILE into a results store.
     Runs already stored are skipped, so an interrupted sweep resumes."""
     from .runner import run_sweep
+    from .store import StoreError
     from .sweep import load_sweep
 
     if backend == "dask" and not scheduler:
@@ -178,8 +179,10 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
 
     try:
         rep = run_sweep(sw, jobs=jobs, backend=backend, scheduler=scheduler, progress=not quiet, on_result=stored if verbose else None)
-    except TcplabError as e:  # the store cannot be opened
-        _fail(str(e))
+    except TcplabError as e:
+        # The store cannot be opened (2), or the runs cannot (a scheduler out
+        # of reach, workers that died: 1).
+        _fail(str(e), 2 if isinstance(e, (StoreError, ScenarioError)) else 1)
         return
     msg = f"{sw.name}: {rep.done} runs done, {rep.skipped} already stored, {rep.failed} failed, of {rep.total}; store {sw.store}"
     if rep.interrupted:

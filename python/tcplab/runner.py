@@ -103,7 +103,10 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
 def _dask(runs: list[Run], scheduler: str) -> Iterator[list[Outcome]]:
     from distributed import Client, as_completed
 
-    client = Client(scheduler)
+    try:
+        client = Client(scheduler)
+    except (OSError, TimeoutError, ValueError) as e:  # unreachable, or not an address
+        raise TcplabError(f"--scheduler {scheduler!r}: cannot reach a Dask scheduler there: {e}") from None
     try:
         futures = {client.submit(execute, r.core_json, pure=False, key=f"tcplab-{r.run_id}"): r for r in runs}
         for finished in as_completed(futures).batches():
