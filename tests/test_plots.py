@@ -63,3 +63,14 @@ def test_plot_bad_input_exits_2(tmp_path, args, message) -> None:
 def test_examples_run(path) -> None:
     res = tcplab.run(str(path))
     assert len(res.flows) >= 1 and res.flows.bytes_delivered.sum() > 0
+
+
+def test_a_web100_figure_of_one_run_names_its_view_once(tmp_path) -> None:
+    """One run: the figure's title names the view, and its one panel does
+    not repeat it (a panel per run is titled with the run, as the studies' are)."""
+    from tcplab.plots import WEB100_VIEWS
+
+    out = tmp_path / "w.svg"
+    r = CliRunner().invoke(main, ["plot", "web100-cwnd", str(ROOT / "examples" / "dumbbell-bulk.toml"), "-o", str(out), "--set", "sim.duration=2s"])
+    assert r.exit_code == 0, r.output
+    assert out.read_text().count(f"<!-- {WEB100_VIEWS['cwnd']} -->") == 1
