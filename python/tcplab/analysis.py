@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .store import jain_index
+from .store import all_numbers, jain_index
 
 __all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "allocation_of_variation", "Anova"]
 
@@ -67,7 +67,7 @@ def level_order(col: pd.Series) -> list[Any]:
     present = set(col.dropna())
     if isinstance(col.dtype, pd.CategoricalDtype):
         return [c for c in col.cat.categories if c in present]
-    if all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in present):
+    if all_numbers(present):
         return sorted(present)
     return sorted(present, key=str)
 

@@ -391,7 +391,7 @@ class Store:
         facs = pd.DataFrame([{k: _label(v) for k, v in json.loads(f).items()} for f in runs.factors], index=runs.index)
         declared = self._declared_levels(name)
         for col in facs.columns:
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in facs[col]):
+            if not all_numbers(facs[col]):
                 # Levels that are not all numbers keep the order the sweep
                 # lists them in (a sweep file's order), not the text's.
                 seen = dict.fromkeys(declared.get(col, []))
@@ -429,6 +429,12 @@ def open_read(path: str | Path) -> duckdb.DuckDBPyConnection:
     """A read-only DuckDB connection to the store at `path`, got as
     :class:`Store` gets one (waiting for a sweep writing it to let go)."""
     return Store(path, read_only=True).con
+
+
+def all_numbers(values: Any) -> bool:
+    """Whether every factor level is a number (booleans are not): such
+    levels are ordered by value, any others as the sweep lists them."""
+    return all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in values)
 
 
 def _label(level: Any) -> Any:
