@@ -200,7 +200,10 @@ def test_bad_capture_requests_name_the_field(tmp_path: Path) -> None:
     blocker.write_text("")
     r = CliRunner().invoke(main, ["run", FALL_FLOYD, "--pcap", str(blocker / "sub")])
     assert r.exit_code == 2
-    assert f"pcap = '{blocker / 'sub'}': cannot create the capture directory" in r.output
+    assert f"error: invalid argument: pcap = '{blocker / 'sub'}': cannot create the capture directory" in r.output
+    r = CliRunner().invoke(main, ["run", FALL_FLOYD, "--pcap", str(blocker)])
+    assert r.exit_code == 2
+    assert r.output == f"error: invalid argument: pcap = '{blocker}': is a file; expected a directory (made if missing)\n"
 
 
 def test_a_sweep_refuses_captures(tmp_path: Path) -> None:

@@ -52,11 +52,28 @@ def test_seq_plot_marks_every_drop_and_retransmission(tmp_path) -> None:
     (["plot", "seq", FF, "-o", "fig.jpg", "--link", "r1->k1"], "--out = 'fig.jpg': unknown figure format; allowed: .png, .svg"),
     (["plot", "seq", FF, "-o", "fig.png"], "--link: required for an explicit topology"),
     (["plot", "seq", FF, "-o", "fig.png", "--link", "r1->k9"], "trace.links[0] = 'r1->k9': no such link"),
+    (["plot", "seq", FF, "-o", "no/fig.png", "--link", "r1->k1"], "error: invalid argument: --out = 'no/fig.png': no such directory: 'no'\n"),
+    # --app names an application of the scenario, for every figure of a run
+    # (a name that matched nothing used to end in "no data packets were logged").
+    (["plot", "seq", FF, "-o", "fig.png", "--link", "r1->k1", "--app", "ftp9"],
+     "error: invalid argument: --app = 'ftp9': unknown application; allowed: tcp1\n"),
+    (["plot", "cwnd", FF, "-o", "fig.png", "--app", "ftp9"], "error: invalid argument: --app = 'ftp9': unknown application; allowed: tcp1\n"),
+    (["plot", "web100-cwnd", FF, "-o", "fig.png", "--app", "ftp9", "--app", "tcp1", "--app", "x"],
+     "error: invalid argument (2 problems):\n  - --app = 'ftp9': unknown application; allowed: tcp1\n"
+     "  - --app = 'x': unknown application; allowed: tcp1\n"),
 ])  # fmt: skip
-def test_plot_bad_input_exits_2(tmp_path, args, message) -> None:
+def test_plot_bad_input_exits_2(tmp_path, monkeypatch, args, message) -> None:
+    monkeypatch.chdir(tmp_path)
     r = CliRunner().invoke(main, args)
     assert r.exit_code == 2
     assert message in r.output
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_figure_that_cannot_be_written_exits_1(tmp_path) -> None:
+    (tmp_path / "d.png").mkdir()
+    r = CliRunner().invoke(main, ["plot", "seq", FF, "--link", "r1->k1", "-o", str(tmp_path / "d.png")])
+    assert r.exit_code == 1 and r.output == f"error: cannot write {tmp_path / 'd.png'}: Is a directory\n"
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "examples").glob("*.toml")), ids=lambda p: p.name)

@@ -341,6 +341,16 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     assert r.exit_code == 0
     flows = pd.read_parquet(tmp_path / "pq" / "flows.parquet")
     assert len(flows) == len(snapshot(tmp_path / "results.duckdb")["flows"])
+    # A quote in the directory's name reaches DuckDB's COPY quoted; a file
+    # where the directory goes, or a directory that cannot be made, is an error.
+    r = CliRunner().invoke(main, ["export", store, "--format", "csv", "--out", str(tmp_path / "it's")])
+    assert r.exit_code == 0, r.output
+    assert len(pd.read_csv(tmp_path / "it's" / "flows.csv")) == len(flows)
+    (tmp_path / "afile").write_text("")
+    r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile")])
+    assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)\n"
+    r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile" / "sub")])
+    assert r.exit_code == 1 and r.output == f"error: cannot write {tmp_path / 'afile' / 'sub'}: Not a directory\n"
     r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from ._bulk import no_gc
-from .errors import FieldProblem, InternalError, ScenarioError
+from .errors import FieldProblem, InternalError, ScenarioError, UsageError
 from .scenario import Scenario, load
 
 if TYPE_CHECKING:
@@ -314,10 +314,12 @@ def run(
         if not sc.trace.pcap:
             sc = sc.model_copy(update={"trace": sc.trace.model_copy(update={"pcap": default_capture_links(sc)})})
         pcap_dir = Path("pcap" if pcap is None else pcap)
+        if pcap_dir.exists() and not pcap_dir.is_dir():
+            raise UsageError([FieldProblem("pcap", "is a file; expected a directory (made if missing)", str(pcap_dir), True)])
         try:
             pcap_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise ScenarioError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
+            raise UsageError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
     with no_gc():
         core = sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True)
         text, blobs = encode_packed(core)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
-
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -144,6 +143,9 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
         return
     except TcplabError as e:
         _fail(str(e), 2 if isinstance(e, StoreError) else 1)
+        return
+    except OSError as e:
+        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
         return
     click.echo(f"wrote {path}")
 
@@ -285,8 +287,6 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
 
     from .studies.common import export_scenarios, variation_dir
 
-    from pathlib import Path
-
     overrides = _parse_sets(sets)
     if export is not None:
         for option, on in (("--jobs", jobs is not None), ("--out", out is not None), ("--quiet", quiet)):
@@ -320,6 +320,8 @@ def export_cmd(store: str, fmt: str, out: str) -> None:
     """Write every table of a results store as Parquet or CSV."""
     from .store import Store
 
+    if Path(out).exists() and not Path(out).is_dir():
+        _fail(f"--out {out!r}: is a file; expected a directory (made if missing)")
     try:
         st = Store(store, read_only=True)
     except TcplabError as e:
@@ -328,6 +330,8 @@ def export_cmd(store: str, fmt: str, out: str) -> None:
     try:
         for p in st.export(out, fmt):
             click.echo(f"wrote {p}")
+    except OSError as e:
+        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
     finally:
         st.close()
 

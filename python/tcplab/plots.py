@@ -38,9 +38,13 @@ def save_figure(fig: Any, path: Path, dpi: float | None = None) -> Path:
 
 
 def _check_out(out: str | Path) -> Path:
+    """The figure's path, refused before anything runs when its format is
+    not one of FORMATS or its directory does not exist."""
     p = Path(out)
     if p.suffix.lower() not in FORMATS:
         raise UsageError([FieldProblem("--out", f"unknown figure format; allowed: {', '.join(FORMATS)}", str(out), True)])
+    if not p.parent.is_dir():
+        raise UsageError([FieldProblem("--out", f"no such directory: {str(p.parent)!r}", str(out), True)])
     return p
 
 
@@ -153,9 +157,16 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     return save_figure(fig, path)
 
 
-def _default_link(doc: dict[str, Any]) -> str | None:
+def _checked(doc: dict[str, Any], apps: Sequence[str] | None) -> Any:
+    """The scenario of `doc`, with each of `apps` (the --app options) checked
+    against its applications' names."""
     sc = load(doc)
-    return "r0->r1" if isinstance(sc.topology, Dumbbell) else None
+    names = [sc.app_name(i) for i in range(len(sc.apps))]
+    unknown = [a for a in apps or () if a not in names]
+    if unknown:
+        shown = ", ".join(names[:10]) + (f", ... ({len(names)} applications)" if len(names) > 10 else "")
+        raise UsageError([FieldProblem("--app", f"unknown application; allowed: {shown}", a, True) for a in unknown])
+    return sc
 
 
 def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, apps: Sequence[str] | None = None,
@@ -167,8 +178,9 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
     doc = apply_overrides(doc, overrides)
     if seed is not None:
         doc = apply_overrides(doc, {"sim.seed": seed})
+    sc = _checked(doc, apps)
     if kind == "seq":
-        link = link or _default_link(doc)
+        link = link or ("r0->r1" if isinstance(sc.topology, Dumbbell) else None)
         if link is None:
             raise UsageError([FieldProblem("--link", "required for an explicit topology, e.g. --link r1->k1")])
         doc = apply_overrides(doc, {"trace.links": [link]})

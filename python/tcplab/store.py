@@ -420,7 +420,8 @@ class Store:
         for t in self.tables():
             p = d / f"{t}.{fmt}"
             opt = "(FORMAT PARQUET)" if fmt == "parquet" else "(HEADER, DELIMITER ',')"
-            self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{p}' {opt}")
+            quoted = str(p).replace("'", "''")  # a quote in the path is doubled inside SQL's quotes
+            self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{quoted}' {opt}")
             written.append(p)
         return written
 
