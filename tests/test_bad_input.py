@@ -49,7 +49,10 @@ CASES = [
     ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
     ({"apps": []}, "apps: needs at least 1 item(s)"),
     ({"tcp": 5}, "tcp = 5: expected a table"),
-    ({"apps.5.size": 3}, "apps.5: no such list element; indices 0..0"),
+    # A list element is named as validation names it, however it was written.
+    ({"apps.5.size": 3}, "apps[5]: no such list element; indices 0..0"),
+    ({"apps[5].size": 3}, "apps[5]: no such list element; indices 0..0"),
+    ({"apps[0].size": "-1kB"}, "apps[0].size = '-1kB': expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"),
     ({"sim.duration": "forever"},
      "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
 ]  # fmt: skip
@@ -60,6 +63,14 @@ def test_bad_field_message(overrides, message) -> None:
     with pytest.raises(tcplab.ScenarioError) as exc:
         tcplab.run(BASE, overrides=overrides)
     assert str(exc.value) == f"invalid scenario: {message}"
+
+
+def test_a_list_element_is_set_as_apps_0_or_apps_bracket_0() -> None:
+    """``--set apps[0].size=...``, as error messages name the field, sets
+    what ``apps.0.size`` sets (it used to be refused as an unknown field)."""
+    a = tcplab.run(BASE, overrides={"apps.0.size": "30kB"})
+    b = tcplab.run(BASE, overrides={"apps[0].size": "30kB"})
+    assert a.flows.bytes_delivered.tolist() == b.flows.bytes_delivered.tolist() == [30_000]
 
 
 def test_unknown_top_level_table() -> None:

@@ -229,13 +229,21 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
         ('"tcp.iw" = [1, 1]', "factors (tcp.iw=1) and factors (tcp.iw=1): these configurations give the same scenario"),
         # A sweep sets every run's seed: this field would be ignored.
         ('"sim.seed" = [1, 2]', "factors.sim.seed: a sweep gives replication r of every configuration the seed derived from (sweep.seed, r)"),
+        # Two factors that set one field: the later would overwrite the
+        # earlier's levels (they used to be reported as same-scenario pairs).
+        ('"tcp.iw" = [1, 2]\n"tcp" = [{cc = "reno"}, {cc = "sack"}]',
+         "error: invalid sweep in {sweep}: factors.tcp.iw and factors.tcp: 'tcp' is a table holding 'tcp.iw', so one would "
+         "overwrite the other's levels; vary the field by one of them\n"),
+        ('"apps.0.size" = ["1kB", "2kB"]\n"apps[0].size" = ["3kB"]',
+         "error: invalid sweep in {sweep}: factors.apps.0.size and factors.apps[0].size: name the same field, so one would "
+         "overwrite the other's levels; vary the field by one of them\n"),
     ],
 )
 def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None:
     path = write_sweep(tmp_path, factors=factors)
     r = CliRunner().invoke(main, ["sweep", str(path), "-q"])
     assert r.exit_code == 2, r.output
-    assert message in r.output
+    assert message.format(sweep=path) in r.output
     assert not (tmp_path / "results.duckdb").exists(), "nothing ran, no store was created"
 
 
@@ -592,3 +600,14 @@ def test_run_metrics_on_hand_built_tables() -> None:
     none = run_metrics(flows.assign(completed=False), links.iloc[:0], pages.iloc[:0], {"sim_seconds": 10.0})
     assert none["completed"] == 0.0 and none["goodput_bps"] == goodput
     assert all(math.isnan(none[k]) for k in ("fct_s", "fct_mean_s", "utilization", "drop_rate", "efficiency", "power", "page_delay_s"))
+
+
+def test_a_factor_is_found_by_either_spelling_of_its_list_index() -> None:
+    from tcplab.store import StoreError, resolve_factor
+
+    cols = ["run_id", "rep", "seed", "apps[0].size", "apps[1].size", "tcp.iw"]
+    assert resolve_factor(cols, "apps.0.size") == "apps[0].size"
+    assert resolve_factor(cols, "apps[1].size") == "apps[1].size"
+    assert resolve_factor(cols, "iw") == "tcp.iw"
+    with pytest.raises(StoreError, match=r"^factor 'size' is ambiguous: apps\[0\].size, apps\[1\].size$"):
+        resolve_factor(cols, "size")

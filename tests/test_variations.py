@@ -108,7 +108,7 @@ def test_cli_reproduces_a_variation_of_a_study(tmp_path, monkeypatch) -> None:
         (["iw10", "--set", "tcp.ccc=1"], "error: invalid scenario in iw10 with --set: tcp.ccc: unknown field; allowed fields here: cc, iw,"),
         (["iw10", "--set", "tcp.iw=4"], "error: invalid scenario in iw10 with --set: tcp.iw = 4: iw10 varies this field (3 in {'workload': 'n+n', 'profile': 'edge', 'buffer': 'bdp', 'n': 1, 'iw': 3}, 10 in"),
         (["hstcp", "--set", "tcp.cc=reno"], "error: invalid scenario in hstcp with --set: tcp.cc = 'reno': hstcp varies this field ('sack' in {'stack': 'standard', 'seed': 1}, 'highspeed' in"),
-        (["goyal98", "--set", "apps.500.size=1kB"], "error: invalid scenario in goyal98 with --set: apps.500: no such list element; indices 0..99"),
+        (["goyal98", "--set", "apps.500.size=1kB"], "error: invalid scenario in goyal98 with --set: apps[500]: no such list element; indices 0..99"),
         (["rfc2415", "--set", "tcp.mss"], "error: --set 'tcp.mss': expected FIELD=VALUE"),
     ],
 )

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
 class TcplabError(Exception):
     """Base class of every error tcplab raises on purpose."""
+
+
+def field_path(path: str) -> str:
+    """A field's dotted path with list indices written as error messages
+    write them (``apps[0].size``) turned into dotted ones (``apps.0.size``),
+    so both spellings name the same field."""
+    return re.sub(r"\[(\d+)\]", r".\1", path)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .errors import TcplabError
+from .errors import TcplabError, field_path
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -448,7 +448,10 @@ def resolve_factor(columns: list[str], name: str) -> str:
     """A factor by its full dotted name or by a unique last component ('iw' for 'tcp.iw')."""
     if name in columns:
         return name
-    matches = [c for c in columns if c.split(".")[-1] == name]
+    same = [c for c in columns if field_path(c) == field_path(name)]  # apps[0].size is apps.0.size
+    if len(same) == 1:
+        return same[0]
+    matches = [c for c in columns if field_path(c).split(".")[-1] == name]
     if len(matches) == 1:
         return matches[0]
     factors = [c for c in columns if c not in ("run_id", "rep", "seed")]

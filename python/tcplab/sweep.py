@@ -23,7 +23,7 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FieldProblem, ScenarioError, SweepError
-from .scenario import apply_overrides, read_toml, validate, value_at
+from .scenario import apply_overrides, field_path, read_toml, validate, value_at
 
 
 class _M(BaseModel):
@@ -128,7 +128,12 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         names = sorted({k for pt in sf.points for k in pt})
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
-    if "sim.seed" in names:
+    overlaps = _overlapping(names)
+    if overlaps:
+        where = "points[]" if s.design == "points" else "factors"
+        raise SweepError([FieldProblem(f"{where}.{a} and {where}.{b}", f"{how}, so one would overwrite the other's levels; "
+                                          "vary the field by one of them") for a, b, how in overlaps], str(p))  # fmt: skip
+    if "sim.seed" in map(field_path, names):
         # The sweep sets every run's seed (below), so this field would be
         # ignored; two of its levels would make one run.
         where = "points[].sim.seed" if s.design == "points" else "factors.sim.seed"
@@ -166,6 +171,21 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     if problems:
         raise SweepError(problems[:20], str(p))
     return sweep
+
+
+def _overlapping(names: list[str]) -> list[tuple[str, str, str]]:
+    """Pairs of factor names that set the same field, with how: equal once
+    list indices are spelled alike (``apps[0].size``, ``apps.0.size``), or
+    one a table holding the other (``tcp``, ``tcp.iw``)."""
+    canon = [field_path(n) + "." for n in names]
+    out = []
+    for i, j in itertools.combinations(range(len(names)), 2):
+        if canon[i] == canon[j]:
+            out.append((names[i], names[j], "name the same field"))
+        elif canon[i].startswith(canon[j]) or canon[j].startswith(canon[i]):
+            inner, outer = (i, j) if len(canon[i]) > len(canon[j]) else (j, i)
+            out.append((names[i], names[j], f"{names[outer]!r} is a table holding {names[inner]!r}"))
+    return out
 
 
 def _twins(where_a: str, a: dict[str, Any], where_b: str, b: dict[str, Any]) -> FieldProblem:

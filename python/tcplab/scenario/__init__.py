@@ -14,12 +14,12 @@ overrides, error messages).
 """
 
 from .apps import BulkApp, BurstApp, RepeatApp, WebApp
-from .loading import apply_overrides, load, parse_override_value, read_toml, validate, value_at
+from .loading import apply_overrides, field_path, load, parse_override_value, read_toml, validate, value_at
 from .model import Scenario, Sim
 from .tcp import Tcp
 from .topology import WIRELESS_PROFILES, Dumbbell, Explicit, Wireless
 
 __all__ = [
     "Scenario", "Sim", "Tcp", "Dumbbell", "Explicit", "Wireless", "WIRELESS_PROFILES", "BulkApp", "RepeatApp", "WebApp", "BurstApp",
-    "load", "validate", "apply_overrides", "read_toml", "parse_override_value", "value_at",
+    "load", "validate", "apply_overrides", "field_path", "read_toml", "parse_override_value", "value_at",
 ]  # fmt: skip

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional, Union
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from ..errors import FieldProblem, ScenarioError
+from ..errors import FieldProblem, ScenarioError, field_path
 from .apps import App
 from .model import Scenario
 
@@ -85,19 +85,21 @@ def parse_override_value(text: str) -> Any:
 
 
 def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
-    """Set dotted paths (``tcp.iw``, ``apps.0.size``) in a copy of `doc`
-    (`doc` itself, unchanged, when there is nothing to set)."""
+    """Set dotted paths (``tcp.iw``, ``apps.0.size`` or ``apps[0].size``) in
+    a copy of `doc` (`doc` itself, unchanged, when there is nothing to set)."""
     if not overrides:
         return doc
     out = copy.deepcopy(doc)
     for path, value in (overrides or {}).items():
+        if isinstance(path, str):
+            path = field_path(path)
         if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
             raise ScenarioError([FieldProblem("--set", "expected a dotted field path such as 'tcp.iw'", path, True)])
         parts = path.split(".")
         node: Any = out
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
-            where = ".".join(parts[: depth + 1])
+            where = "".join(f"[{q}]" if q.isdigit() else f".{q}" for q in parts[: depth + 1]).removeprefix(".")  # as validation names fields
             if isinstance(node, list):
                 if not part.isdigit() or int(part) >= len(node):
                     raise ScenarioError([FieldProblem(where, f"no such list element; indices 0..{len(node) - 1}")])
@@ -118,7 +120,7 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
 def value_at(doc: Any, path: str, missing: Any = None) -> Any:
     """The value at dotted `path` (``tcp.iw``, ``apps.0.size``) in `doc`, or
     `missing` where there is none."""
-    for part in path.split("."):
+    for part in field_path(path).split("."):
         if isinstance(doc, list) and part.isdigit() and int(part) < len(doc):
             doc = doc[int(part)]
         elif isinstance(doc, dict) and part in doc:
@@ -225,7 +227,11 @@ def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None =
     over = dict(overrides or {})
     if seed is not None:
         over["sim.seed"] = seed
-    return validate(apply_overrides(doc, over), where)
+    try:
+        doc = apply_overrides(doc, over)
+    except ScenarioError as e:
+        raise ScenarioError(e.problems, where) from None
+    return validate(doc, where)
 
 
 # ---------------------------------------------------------------- error messages
