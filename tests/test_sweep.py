@@ -611,3 +611,22 @@ def test_a_factor_is_found_by_either_spelling_of_its_list_index() -> None:
     assert resolve_factor(cols, "iw") == "tcp.iw"
     with pytest.raises(StoreError, match=r"^factor 'size' is ambiguous: apps\[0\].size, apps\[1\].size$"):
         resolve_factor(cols, "size")
+
+
+def test_the_readmes_python_sweep_runs_as_written(tmp_path) -> None:
+    """The README's sweep from Python, run as a script: three IW levels of
+    three runs each, and the means it prints are the store's own."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "README.md").read_text()
+    code = text.split("<!-- python-sweep -->\n```python\n")[1].split("```\n<!-- /python-sweep -->")[0]
+    (tmp_path / "s.py").write_text(code)
+    (tmp_path / "examples").symlink_to(root / "examples")
+    out = subprocess.run([sys.executable, "s.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines()[1:]]
+    assert [(int(r[1]), int(r[2])) for r in rows] == [(1, 3), (4, 3), (10, 3)]
+    con = duckdb.connect(str(tmp_path / "iw.duckdb"), read_only=True)
+    means = con.execute("SELECT CAST(json_extract(s.factors, '$.iw') AS INT) AS iw, avg(m.value) FROM sweep_runs s JOIN metrics m USING (run_id) "
+                        "WHERE m.metric = 'goodput_bps' GROUP BY iw ORDER BY iw").fetchall()  # fmt: skip
+    con.close()
+    assert [float(r[3]) for r in rows] == pytest.approx([m for _, m in means], rel=1e-6)

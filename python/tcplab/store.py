@@ -215,6 +215,12 @@ class Store:
     def close(self) -> None:
         self.release()
 
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def done_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
 
