@@ -368,8 +368,17 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
         (["--x", "iw", "--y", "fct_s", "--stat", "mode"], "error: invalid argument: --stat = 'mode': allowed: mean, median\n"),
         (["--x", "iw", "--y", "fct_s", "--out", "f.jpg"], "error: invalid argument: --out = 'f.jpg': unknown figure format; allowed: .png, .svg\n"),
         (["--x", "fct_s", "--y", "fct_s"], "error: unknown factor 'fct_s'; the store's factors: tcp.cc, tcp.iw\n"),
+        (["--x", "iw", "--y", "fct_s", "--hue", "tcp.iw"], "error: invalid argument: --hue = 'tcp.iw': names tcp.iw, the --x factor; give another factor, or no --hue\n"),
     ):
         r = CliRunner().invoke(main, ["plot", store, "--out", str(tmp_path / "g.png"), *args])
+        assert (r.exit_code, r.output) == (2, message)
+    # A factor named twice (they used to end in a pandas traceback, or a
+    # table with the column twice).
+    for args, message in (
+        (["--anova", "--factors", "cc,iw,tcp.cc"], "error: --factors: 'tcp.cc' names tcp.cc, which 'cc' named already; give each factor once\n"),
+        (["--by", "iw,iw"], "error: --by: 'iw' names tcp.iw, which 'iw' named already; give each factor once\n"),
+    ):
+        r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", *args])
         assert (r.exit_code, r.output) == (2, message)
 
 

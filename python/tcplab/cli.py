@@ -211,7 +211,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     import json as _json
 
     from .analysis import allocation_of_variation, summarize
-    from .store import Store, resolve_factor
+    from .store import Store
 
     if anova and by:
         _fail("--by does not apply with --anova (give the factors with --factors)")
@@ -231,7 +231,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
                        f"{missing - counts['failed']} not run yet); the tables below leave the others out", err=True)  # fmt: skip
         cols = [c for c in df.columns if c != metric]
         if anova:
-            fs = [resolve_factor(cols, f.strip()) for f in factors.split(",") if f.strip()]
+            fs = _factor_list(cols, factors, "--factors")
             if not fs:
                 _fail("--anova needs --factors a,b,...")
             try:
@@ -245,7 +245,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
             _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
             _print_df(res.effects, f"Effects ({int(conf * 100)}% confidence intervals)")
             return
-        keys = [resolve_factor(cols, b.strip()) for b in by.split(",") if b.strip()]
+        keys = _factor_list(cols, by, "--by")
         table = summarize(df, keys, metric, conf=conf)
     except TcplabError as e:
         _fail(str(e))
@@ -254,6 +254,20 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         click.echo(table.to_json(orient="records"))
     else:
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({int(conf * 100)}% CIs)")
+
+
+def _factor_list(columns: list[str], text: str, option: str) -> list[str]:
+    """The factors a comma-separated option names, each resolved (full name
+    or last component) and each at most once."""
+    from .store import StoreError, resolve_factor
+
+    out: dict[str, str] = {}
+    for given in (f.strip() for f in text.split(",") if f.strip()):
+        full = resolve_factor(columns, given)
+        if full in out:
+            raise StoreError(f"{option}: {given!r} names {full}, which {out[full]!r} named already; give each factor once")
+        out[full] = given
+    return list(out)
 
 
 def _print_df(df: Any, title: str) -> None:
