@@ -59,10 +59,18 @@ def test_known_effects_are_recovered() -> None:
     assert frac["Z"] < 0.01
 
 
-def test_unbalanced_design_is_refused() -> None:
-    df, _ = synthetic()
-    with pytest.raises(ValueError, match="not a balanced full factorial"):
+def test_unbalanced_design_is_refused_naming_the_cells() -> None:
+    df, _ = synthetic()  # 12 cells of 4 replications; the first run of (a1, b1, c1) is dropped below
+    with pytest.raises(ValueError) as e:
         allocation_of_variation(df.iloc[1:], ["A", "B", "Z"], "y")
+    assert str(e.value) == ("an allocation of variation over A, B, Z needs a balanced full factorial: "
+                            "runs per cell differ: 4 in 11 of 12 cells, but 3 in A=a1, B=b1, Z=c1")  # fmt: skip
+    with pytest.raises(ValueError) as e:  # a cell without runs, and runs without a value
+        d = df[~((df.A == "a2") & (df.B == "b2"))].copy()
+        d.loc[d.index[:3], "y"] = np.nan
+        allocation_of_variation(d, ["A", "B"], "y")
+    assert str(e.value) == ("an allocation of variation over A, B needs a balanced full factorial: 5 of 6 cells have runs; "
+                            "none in A=a2, B=b2 (3 runs without a value of y are left out)")
 
 
 def test_mean_interval_coverage_is_nominal() -> None:

@@ -138,7 +138,19 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     cells = d.groupby(list(factors)).size()
     full = int(np.prod([d[f].nunique() for f in factors]))
     if len(cells) != full or cells.nunique() != 1:
-        raise ValueError(f"not a balanced full factorial: {len(cells)} of {full} cells present, replications per cell {sorted(set(cells))}")
+        name = lambda key: ", ".join(f"{f}={v}" for f, v in zip(factors, key if isinstance(key, tuple) else (key,)))  # noqa: E731
+        if len(cells) != full:
+            grid = itertools.product(*(order[f] for f in factors))
+            missing = [name(k) for k in grid if (k if len(factors) > 1 else k[0]) not in cells.index]
+            what = f"{len(cells)} of {full} cells have runs; none in " + "; ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
+        else:
+            usual = int(cells.mode().iloc[0])
+            odd = [f"{n} in {name(k)}" for k, n in cells.items() if n != usual]
+            what = (f"runs per cell differ: {usual} in {int((cells == usual).sum())} of {full} cells, but " + "; ".join(odd[:4])
+                    + (f" and {len(odd) - 4} more" if len(odd) > 4 else ""))  # fmt: skip
+        dropped = len(df) - len(d)
+        why = f" ({dropped} runs without a value of {metric} are left out)" if dropped else ""
+        raise ValueError(f"an allocation of variation over {', '.join(factors)} needs a balanced full factorial: {what}{why}")
     y = d[metric].to_numpy(dtype=float)
     grand = y.mean()
     sst = float(np.sum((y - grand) ** 2))
