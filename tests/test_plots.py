@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from click.testing import CliRunner
 import tcplab
 from tcplab.cli import main
 from tcplab.plots import seq_plot
+from tcplab.scenario.loading import dumps_toml
 
 ROOT = Path(__file__).resolve().parent.parent
 FF = str(ROOT / "examples" / "fall-floyd-drops.toml")
@@ -91,3 +93,23 @@ def test_a_web100_figure_of_one_run_names_its_view_once(tmp_path) -> None:
     r = CliRunner().invoke(main, ["plot", "web100-cwnd", str(ROOT / "examples" / "dumbbell-bulk.toml"), "-o", str(out), "--set", "sim.duration=2s"])
     assert r.exit_code == 0, r.output
     assert out.read_text().count(f"<!-- {WEB100_VIEWS['cwnd']} -->") == 1
+
+
+def test_seq_tells_a_bursts_connections_apart_and_defaults_to_the_wireless_link(tmp_path) -> None:
+    """A burst's connections share an application name: each gets its own
+    colour and legend entry (they were drawn as one). A wireless topology's
+    figure is of gw->m0 by default (it asked for --link)."""
+    doc = {"sim": {"duration": "5s"}, "topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp"},
+           "apps": [{"type": "burst", "src": "s0", "dst": "m0", "flows": 2, "total": "180kB"}]}  # fmt: skip
+    (tmp_path / "w.toml").write_text(dumps_toml(doc))
+    out = tmp_path / "w.svg"
+    r = CliRunner().invoke(main, ["plot", "seq", str(tmp_path / "w.toml"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    svg = out.read_text()
+    legend = re.findall(r"<!-- (app0[^>]*) -->", svg)
+    assert legend == ["app0 flow 0 packets", "app0 flow 1 packets", "app0 flow 1 retransmissions", "app0 flow 1 drops"]
+    assert "<!-- Packets leaving gw-&gt;m0 -->" in svg
+    # One connection per application: a colour per application, as before.
+    r = CliRunner().invoke(main, ["plot", "seq", FF, "--link", "r1->k1", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    assert re.findall(r"<!-- (tcp1[^>]*) -->", out.read_text()) == ["tcp1 packets", "tcp1 retransmissions", "tcp1 drops"]

@@ -88,7 +88,7 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
 @click.option("--out", "-o", required=True, help="Output file, .png or .svg.")
 @click.option("--app", "apps", multiple=True, help="seq/cwnd: application to draw (repeatable; default: all).")
-@click.option("--link", default=None, help="seq: the link whose packets are drawn, 'from->to' (dumbbell default: r0->r1).")
+@click.option("--link", default=None, help="seq: the link whose packets are drawn, 'from->to' (default: a dumbbell's r0->r1, a wireless topology's gw->m0).")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="seq/cwnd: override a scenario field (repeatable).")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="seq/cwnd: replace sim.seed.")
 @click.option("--x", "x", default=None, help="store: the factor on the x axis.")

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .api import Result, run  # noqa: E402
 from .errors import FieldProblem, ScenarioError, UsageError  # noqa: E402
-from .scenario import Dumbbell, apply_overrides, load, read_toml  # noqa: E402
+from .scenario import apply_overrides, load, read_toml  # noqa: E402
 
 FORMATS = (".png", ".svg")
 
@@ -48,10 +48,15 @@ def _check_out(out: str | Path) -> Path:
     return p
 
 
+#: Up to this many connections, a seq figure gives each connection of an
+#: application of several its own colour.
+SEQ_MAX_FLOWS = 10
+
+
 def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, link: str | None = None, mss: int | None = None) -> Path:
     """Packet number against time at a logged link, one colour per
-    application: transmissions as dots, retransmissions as circles, drops as
-    crosses (the ns-2 test-suite figure)."""
+    application (or connection: see SEQ_MAX_FLOWS): transmissions as dots,
+    retransmissions as circles, drops as crosses (the ns-2 test-suite figure)."""
     path = _check_out(out)
     pk = res.packets
     pk = pk[pk.kind == "data"]
@@ -64,7 +69,13 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     seg = mss or int(res.scenario.tcp.mss)
     fig, ax = plt.subplots(figsize=(8, 5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, (app, g) in enumerate(pk.groupby("app", sort=True)):
+    # A colour per application; per connection where an application has
+    # several (a burst's flows) and there are few enough to tell apart.
+    flows = pk.groupby("app").flow.nunique()
+    by_flow = bool((flows > 1).any()) and int(flows.sum()) <= SEQ_MAX_FLOWS
+    groups = pk.groupby(["app", "flow"], sort=True) if by_flow else pk.groupby("app", sort=True)
+    for k, (key, g) in enumerate(groups):
+        app = f"{key[0]} flow {key[1]}" if by_flow and flows[key[0]] > 1 else key[0] if by_flow else key
         c = colors[k % len(colors)]
         sent = g[(g.event == "dequeue") & ~g.retx]
         retx = g[(g.event == "dequeue") & g.retx]
@@ -180,9 +191,12 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
         doc = apply_overrides(doc, {"sim.seed": seed})
     sc = _checked(doc, apps)
     if kind == "seq":
-        link = link or ("r0->r1" if isinstance(sc.topology, Dumbbell) else None)
+        # The bottleneck by default: a dumbbell's r0->r1, the wireless link toward the client.
+        link = link or {"dumbbell": "r0->r1", "wireless": "gw->m0"}.get(sc.topology.type)
         if link is None:
-            raise UsageError([FieldProblem("--link", "required for an explicit topology, e.g. --link r1->k1")])
+            names = sorted(sc.link_names())
+            shown = ", ".join(names[:10]) + (f", ... ({len(names)} link directions)" if len(names) > 10 else "")
+            raise UsageError([FieldProblem("--link", f"required for an explicit topology; its links: {shown}")])
         doc = apply_overrides(doc, {"trace.links": [link]})
         return seq_plot(run(doc), out, apps, link)
     if kind == "cwnd":
