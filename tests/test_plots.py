@@ -113,3 +113,30 @@ def test_seq_tells_a_bursts_connections_apart_and_defaults_to_the_wireless_link(
     r = CliRunner().invoke(main, ["plot", "seq", FF, "--link", "r1->k1", "-o", str(out)])
     assert r.exit_code == 0, r.output
     assert re.findall(r"<!-- (tcp1[^>]*) -->", out.read_text()) == ["tcp1 packets", "tcp1 retransmissions", "tcp1 drops"]
+
+
+BURSTS = {"topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp"}, "tcp": {"iw": 10},
+          "apps": [{"type": "burst", "name": "first", "src": "s0", "dst": "m0", "flows": 18, "total": "180kB"},
+                   {"type": "burst", "name": "later", "src": "s0", "dst": "m0", "flows": 18, "total": "180kB", "start": "0.5s"}]}  # fmt: skip
+
+
+def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_path) -> None:
+    """36 connections: past SEQ_MAX_FLOWS a figure colours by application
+    and names each once (the legend had 70 entries and covered the axes).
+    Most of these connections never time a segment (each loses its window
+    and Karn's rule keeps the retransmissions out): the SampleRTT histogram
+    leaves them out (it failed on them with a ValueError)."""
+    from tcplab.plots import SEQ_MAX_FLOWS
+
+    res = tcplab.run(BURSTS, overrides={"trace.web100": True})
+    assert len(res.flows) == 36 > SEQ_MAX_FLOWS and (res.flows.rtt_samples == 0).sum() == 28
+    (tmp_path / "b.toml").write_text(dumps_toml(BURSTS))
+    for figure, entries in (
+        ("cwnd", ["first (18 connections) cwnd", "first (18 connections) ssthresh", "later (18 connections) cwnd", "later (18 connections) ssthresh"]),
+        ("web100-cwnd", ["first (18 connections)", "later (18 connections)"]),
+        ("web100-rtt", ["first (18 connections)", "later (18 connections)"]),
+    ):  # fmt: skip
+        out = tmp_path / f"{figure}.svg"
+        r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "b.toml"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        assert re.findall(r"<!-- ((?:first|later)[^>]*) -->", out.read_text()) == entries, figure

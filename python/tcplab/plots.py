@@ -53,6 +53,20 @@ def _check_out(out: str | Path) -> Path:
 SEQ_MAX_FLOWS = 10
 
 
+def _flow_styles(table: Any, own_label: Any) -> dict[Any, tuple[str, str]]:
+    """Each connection's (colour, legend name) for a table with flow and app
+    columns: a colour and name of its own (`own_label(flow, app)`) up to
+    SEQ_MAX_FLOWS connections; past that, its application's colour and
+    "APP (N connections)", so the legend stays short."""
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    pairs = table[["flow", "app"]].drop_duplicates().sort_values("flow")
+    if len(pairs) <= SEQ_MAX_FLOWS:
+        return {f: (colors[k % len(colors)], own_label(f, a)) for k, (f, a) in enumerate(zip(pairs.flow, pairs.app))}
+    count = pairs.app.value_counts()
+    index = {a: i for i, a in enumerate(dict.fromkeys(pairs.app))}
+    return {f: (colors[index[a] % len(colors)], f"{a} ({count[a]} connections)") for f, a in zip(pairs.flow, pairs.app)}
+
+
 def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, link: str | None = None, mss: int | None = None) -> Path:
     """Packet number against time at a logged link, one colour per
     application (or connection: see SEQ_MAX_FLOWS): transmissions as dots,
@@ -103,14 +117,21 @@ def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -
         raise ScenarioError("no trace rows for this figure: set [trace] on_change = true or an interval")
     mss = int(res.scenario.tcp.mss)
     fig, ax = plt.subplots(figsize=(8, 5))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for k, (flow, g) in enumerate(tr.groupby("flow", sort=True)):
-        c = colors[k % len(colors)]
-        label = f"{g.app.iloc[0]} (flow {flow})"
-        ax.step(g.t, g.cwnd / mss, where="post", color=c, label=f"{label} cwnd")
+    styles = _flow_styles(tr, lambda f, a: f"{a} (flow {f})")
+    labelled: set[str] = set()
+
+    def label(text: str) -> str | None:  # a legend entry once per text
+        if text in labelled:
+            return None
+        labelled.add(text)
+        return text
+
+    for flow, g in tr.groupby("flow", sort=True):
+        c, name = styles[flow]
+        ax.step(g.t, g.cwnd / mss, where="post", color=c, lw=0.8 if len(styles) > SEQ_MAX_FLOWS else None, label=label(f"{name} cwnd"))
         ss = g.ssthresh.astype(float) / mss
         if ss.notna().any():
-            ax.step(g.t, ss, where="post", color=c, linestyle="--", alpha=0.7, label=f"{label} ssthresh")
+            ax.step(g.t, ss, where="post", color=c, linestyle="--", alpha=0.7, label=label(f"{name} ssthresh"))
     ax.set_xlabel("time (s)")
     ax.set_ylabel("segments")
     ax.set_title("Congestion window and slow-start threshold")
@@ -138,28 +159,36 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     path = _check_out(out)
     if all(w.empty for w in panels.values()):
         raise ScenarioError("no web100 rows for this figure: set [trace] web100 = true")
+    if view == "rtt" and all(w.SampleRTT.isna().all() for w in panels.values()):
+        raise ScenarioError("no SampleRTT values for this figure: no connection timed a segment")
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False, sharey=view != "rtt")
     for ax, (title, w) in zip(axes[0], panels.items()):
         key = "run" if "run" in w.columns else "flow"
+        styles = _flow_styles(w, lambda f, a: f"flow {f}") if key == "flow" else {}
+        labelled: set[str] = set()
         for name, g in w.groupby(key, sort=True):
-            label = f"{key} {name}"
+            color, series = styles.get(name, (None, f"{key} {name}"))
+            label = None if series in labelled else series
             d_acks, d_data = g.AckPktsIn.diff(), g.DataPktsOut.diff()
             if view == "cwnd":
-                ax.plot(g.t, g.CurCwnd / 1e3, lw=0.8, label=label)
+                ax.plot(g.t, g.CurCwnd / 1e3, lw=0.8, color=color, label=label)
                 ax.set_xlabel("time (s)"), ax.set_ylabel("CurCwnd (kB)")
             elif view == "bw":
-                ax.plot(g.t, g.InstantaneousBW / 1e6, lw=0.6, label=label)
+                ax.plot(g.t, g.InstantaneousBW / 1e6, lw=0.6, color=color, label=label)
                 ax.set_xlabel("time (s)"), ax.set_ylabel("instantaneous bandwidth (Mb/s)")
             elif view == "bw-cwnd":
-                ax.scatter(g.CurCwnd / 1e3, g.InstantaneousBW / 1e6, s=3, alpha=0.5, label=label)
+                ax.scatter(g.CurCwnd / 1e3, g.InstantaneousBW / 1e6, s=3, alpha=0.5, color=color, label=label)
                 ax.set_xlabel("CurCwnd (kB)"), ax.set_ylabel("instantaneous bandwidth (Mb/s)")
             elif view == "rtt":
                 rtt = g.SampleRTT.dropna()
-                ax.hist(rtt, bins=[x * 0.5 for x in range(int(rtt.min() * 2) - 1, int(rtt.max() * 2) + 3)], histtype="step", label=label)
+                if rtt.empty:  # a connection that never timed a segment
+                    continue
+                ax.hist(rtt, bins=[x * 0.5 for x in range(int(rtt.min() * 2) - 1, int(rtt.max() * 2) + 3)], histtype="step", color=color, label=label)
                 ax.set_xlabel("SampleRTT (ms)"), ax.set_ylabel("samples")
             else:
-                ax.scatter(d_data, d_acks, s=3, alpha=0.5, label=label)
+                ax.scatter(d_data, d_acks, s=3, alpha=0.5, color=color, label=label)
                 ax.set_xlabel("DataPktsOut per interval"), ax.set_ylabel("AckPktsIn per interval")
+            labelled.add(series)  # drawn: its legend entry is made
         if title:  # a panel per run: the figure's title names the view
             ax.set_title(title)
         ax.grid(True, alpha=0.3)
