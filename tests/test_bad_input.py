@@ -40,7 +40,7 @@ CASES = [
     ({"apps.0.type": "ftp"}, "apps[0].type = 'ftp': unknown type; allowed: 'bulk', 'repeat', 'web', 'burst'"),
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
-     "rto_max, clock_granularity, max_backoff, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
+     "rto_max, clock_granularity, max_backoff, max_retries, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
      "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, "
      "hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675' or 'ns2-1998'"),

@@ -156,3 +156,49 @@ def test_reno_with_random_loss_gets_padhye_throughput(p: float) -> None:
         goodputs.append(res.flows.goodput_bps.iloc[0])
     expected = pftk_bps(p, base_rtt(100e6), t0=0.2)
     assert sum(goodputs) / len(goodputs) == pytest.approx(expected, rel=0.10)
+
+
+def _expiries(n: int, rto: float = 1.0, cap: float = 60.0, max_backoff: int = 6) -> float:
+    """When the n-th expiry of a retransmission timer comes, from the first
+    send: the RTO doubles (at most max_backoff times) up to rto_max."""
+    return sum(min(rto * 2 ** min(k, max_backoff), cap) for k in range(n))
+
+
+@pytest.mark.parametrize("handshake", [False, True])
+def test_a_connection_gives_up_after_max_retries_unanswered(handshake: bool) -> None:
+    """RFC 9293 3.8.3's R2 as a count (Linux tcp_retries2 = 15): every packet
+    the server (or, with a handshake, the client's SYN) sends is lost, so
+    the 16th expiry finds 15 retransmissions unanswered and the connection
+    closes: the run ends at 1 + 2 + ... + 32 + 10 x 60 = 663 s instead of
+    never (duration 'none'). The SYN's timer backs off up to rto_max as
+    the data's does (it went on doubling to 64 s)."""
+    sc = dumbbell(tcp={"handshake": handshake})
+    sc["losses"] = [{"link": "r1->r0" if handshake else "r0->r1", "rate": 1.0}]
+    res = tcplab.run(sc)
+    f = res.flows.iloc[0]
+    assert _expiries(16) == 663.0
+    assert res.engine["sim_seconds"] == pytest.approx(663.0, abs=1e-6)
+    assert (bool(f.aborted), bool(f.completed), int(f.bytes_delivered)) == (True, False, 0)
+    assert (int(f.syn_sent), int(f.timeouts)) == ((16, 0) if handshake else (0, 15))
+    # 'none': never (as ns-2); the timer keeps expiring until the stop time.
+    res = tcplab.run(sc, overrides={"tcp.max_retries": "none", "sim.duration": "2000s"})
+    f = res.flows.iloc[0]
+    expiries = max(n for n in range(100) if _expiries(n) <= 2000)
+    assert (bool(f.aborted), int(f.syn_sent if handshake else f.timeouts)) == (False, expiries + 1 if handshake else expiries)
+
+
+@pytest.mark.parametrize("retries,completes", [(3, True), (2, False)])
+def test_a_new_ack_starts_the_count_again(retries: int, completes: bool) -> None:
+    """The first segment's first three transmissions are lost: three
+    expiries in a row (at 1, 3 and 7 s). With max_retries 3 the fourth
+    transmission gets through and the transfer completes; with 2 the third
+    expiry closes the connection at 7 s. The count is of one segment's
+    retransmissions: the transfer's later losses start it again."""
+    sc = dumbbell(tcp={"max_retries": retries}, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "100kB"}])
+    sc["losses"] = [{"link": "r0->r1", "packets": [1, 2, 3]}]
+    res = tcplab.run(sc)
+    f = res.flows.iloc[0]
+    assert (bool(f.completed), bool(f.aborted)) == (completes, not completes)
+    assert int(f.timeouts) == (3 if completes else 2)
+    if not completes:
+        assert res.engine["sim_seconds"] == pytest.approx(_expiries(3))

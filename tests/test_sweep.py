@@ -524,8 +524,8 @@ def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
         assert proc.poll() is None, "the first sweep ran all along"
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate()
-    assert proc.returncode == 130
+        _, err = proc.communicate()
+    assert proc.returncode == 130, err
     con = duckdb.connect(store, read_only=True)
     sweeps = dict(con.execute("SELECT sweep, count(*) FROM sweep_runs GROUP BY sweep").fetchall())
     stored = {r for (r,) in con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
@@ -639,3 +639,22 @@ def test_the_readmes_python_sweep_runs_as_written(tmp_path) -> None:
                         "WHERE m.metric = 'goodput_bps' GROUP BY iw ORDER BY iw").fetchall()  # fmt: skip
     con.close()
     assert [float(r[3]) for r in rows] == pytest.approx([m for _, m in means], rel=1e-6)
+
+
+def test_a_store_of_an_earlier_table_shape_takes_new_runs(tmp_path) -> None:
+    """A store written before a flows column existed (here: `aborted`,
+    dropped to make one) takes the runs of a newer tcplab: the column is
+    added, NULL in the earlier rows."""
+    path = write_sweep(tmp_path, reps=1, factors='"tcp.iw" = [1]')
+    run_sweep(load_sweep(path), jobs=1, progress=False)
+    con = duckdb.connect(str(tmp_path / "results.duckdb"))
+    con.execute("ALTER TABLE flows DROP COLUMN aborted")
+    before = con.execute("SELECT count(*) FROM flows").fetchone()[0]
+    con.close()
+    path = write_sweep(tmp_path, reps=1, factors='"tcp.iw" = [1, 2]')
+    rep = run_sweep(load_sweep(path), jobs=1, progress=False)
+    assert (rep.done, rep.skipped, rep.failed) == (1, 1, 0)
+    con = duckdb.connect(str(tmp_path / "results.duckdb"), read_only=True)
+    rows = con.execute("SELECT aborted IS NULL, count(*) FROM flows GROUP BY ALL ORDER BY ALL").fetchall()
+    con.close()
+    assert rows[1] == (True, before) and rows[0][0] is False and rows[0][1] > 0  # the new run's flows have it

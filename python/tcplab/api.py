@@ -186,7 +186,7 @@ _FLOW_COLUMNS = [
     "id", "app", "page", "src", "dst", "cc", "iw", "bytes", "bytes_delivered", "start_s", "end_s", "fct_s",
     "goodput_bps", "data_pkts", "retx_pkts", "retx_fast_pkts", "retx_timeout_pkts", "timeouts", "fast_retx",
     "dupacks", "sack_blocks", "ss_entries", "ca_entries", "rwnd_stalls", "send_stalls", "rtt_samples", "srtt_s", "syn_sent",
-    "synack_sent", "closed", "completed",
+    "synack_sent", "closed", "aborted", "completed",
 ]  # fmt: skip
 _TRACE_COLUMNS = [
     "flow", "app", "t", "cwnd", "ssthresh", "srtt_s", "rttvar_s", "rto_s", "flight", "snd_una", "snd_nxt",

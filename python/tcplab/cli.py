@@ -376,17 +376,19 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
             str(r["id"]), r["app"], f"{r['src']}→{r['dst']}", r["cc"], f"{r['iw']:g}",
             "inf" if r["bytes"] is None else _si(r["bytes"], "B"),  # None: unbounded
             _si(r["bytes_delivered"], "B"), f"{r['start_s']:.3f}",
-            "—" if not r["completed"] else f"{r['fct_s']:.3f}",
+            "gave up" if r["aborted"] else "—" if not r["completed"] else f"{r['fct_s']:.3f}",
             _si(r["goodput_bps"], "b/s"), str(r["data_pkts"]), str(r["retx_pkts"]), str(r["timeouts"]), str(r["fast_retx"]),
         )  # fmt: skip
+    notes = []
     if n_flows > max_rows:
         import statistics
 
         done = [f for f, ok in zip(fc["fct_s"], fc["completed"]) if ok]
-        t.caption = (
-            f"{n_flows - max_rows} more rows; {len(done)}/{n_flows} completed"
-            + (f", median fct {statistics.median(done):.3f} s" if done else "")
-        )
+        notes.append(f"{n_flows - max_rows} more rows; {len(done)}/{n_flows} completed" + (f", median fct {statistics.median(done):.3f} s" if done else ""))
+    gave_up = sum(fc.get("aborted", []))
+    if gave_up:
+        notes.append(f"{gave_up} gave up: a retransmission went unanswered tcp.max_retries times")
+    t.caption = "; ".join(notes) or None
     console.print(t)
     lc = res.data["links"]
     used = [i for i, a in enumerate(lc.get("arrivals", [])) if a > 0]

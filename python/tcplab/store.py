@@ -147,6 +147,7 @@ class Store:
                 raise StoreError(f"cannot open {path}: cannot create its directory: {e.strerror or e}") from None
         self._con: duckdb.DuckDBPyConnection | None = None
         self._tables: set[str] = set()
+        self._shaped: set[str] = set()  # tables given this version's columns
         con = self.con  # opened now, so that a file that is no store fails here
         if not read_only:
             con.execute(SCHEMA)
@@ -239,9 +240,22 @@ class Store:
                 self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM _df")
                 self._tables.add(table)
             else:
+                self._add_new_columns(table, "_df")
                 self.con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _df")
         finally:
             self.con.unregister("_df")
+
+    def _add_new_columns(self, table: str, source: str) -> None:
+        """Give `table` the columns of `source` it lacks (a store written by
+        an earlier tcplab: its rows have NULL there), so that BY NAME inserts
+        of a newer table shape go in. Checked once per table and store."""
+        if table in self._shaped:
+            return
+        self._shaped.add(table)
+        have = {r[0] for r in self.con.execute(f"DESCRIBE {table}").fetchall()}
+        for name, kind in self.con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {source})").fetchall():
+            if name not in have:
+                self.con.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
 
     def _insert_columns(self, table: str, columns: dict[str, list[Any]], types: dict[str, str]) -> None:
         """Insert rows given as columns of the given Arrow types, in one

@@ -413,6 +413,10 @@ pub struct TcpSpec {
     pub granularity_ns: u64,
     pub dupack_threshold: u32,
     pub max_backoff: u32,
+    /// Retransmissions of one segment before the connection gives up
+    /// (absent: 15, Linux's `tcp_retries2`; null: never).
+    #[serde(default = "fifteen")]
+    pub max_retries: Option<u32>,
     pub abc_limit: u32,
     pub delayed_ack: bool,
     pub delack_timeout_ns: u64,
@@ -456,6 +460,10 @@ pub struct TcpSpec {
 
 fn three() -> u32 {
     3
+}
+
+fn fifteen() -> Option<u32> {
+    Some(15)
 }
 
 fn invalid(field: String, message: impl Into<String>) -> Error {
@@ -693,6 +701,7 @@ impl TcpSpec {
             },
             dupack_threshold: self.dupack_threshold,
             max_backoff: self.max_backoff,
+            max_retries: self.max_retries.unwrap_or(u32::MAX),
             abc_limit: self.abc_limit,
             delayed_ack: self.delayed_ack,
             delack_timeout: Dur::from_ns(self.delack_timeout_ns),

@@ -87,6 +87,20 @@ def _fmt_ssthresh(v) -> str:
 
 
 InitialWindow = Annotated[tuple[str, int], BeforeValidator(_parse_iw), PlainSerializer(_fmt_iw)]
+
+
+def _parse_retries(v: object) -> Optional[int]:
+    if isinstance(v, str) and v.strip().lower() == "none":
+        return None
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError("expected a count of retransmissions such as 15, or 'none' (never give up)")
+    if not 0 <= v <= 10**6:
+        raise ValueError("out of range: a count from 0 to 1000000, or 'none'")
+    return v
+
+
+#: A retransmission count, or None ('none'): no limit.
+RetryCount = Annotated[Optional[int], BeforeValidator(_parse_retries), PlainSerializer(lambda v: "none" if v is None else v)]
 #: Counts fit the core's 64-bit integers; counts of hosts, flows or objects have their own, smaller bounds.
 PositiveInt = Annotated[int, Field(ge=1, le=2**63 - 1)]
 NonNegInt = Annotated[int, Field(ge=0, le=2**63 - 1)]

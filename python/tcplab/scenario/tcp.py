@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field
 
-from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, Size, Ssthresh, Window, _Model
+from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"
@@ -30,6 +30,9 @@ class Tcp(_Model):
     rto_max: Duration = "60s"
     clock_granularity: Duration = "1ms"
     max_backoff: Annotated[int, Field(ge=0, le=62)] = 6
+    max_retries: RetryCount = 15
+    """Retransmissions of one segment (or of the SYN, the SYN-ACK, a client message) after which the
+    connection gives up unanswered and closes (RFC 9293 3.8.3's R2; Linux's tcp_retries2 = 15). 'none': never, as ns-2."""
     dupack_threshold: Annotated[int, Field(ge=1, le=10**6)] = 3
     abc_limit: Annotated[int, Field(ge=1, le=10**6)] = 2
     byte_counting: bool = True
@@ -155,6 +158,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["hstcp_lookup"] = t.hstcp_lookup
     if t.quickack:
         core["quickack"] = t.quickack
+    if t.max_retries != 15:  # the core's default
+        core["max_retries"] = t.max_retries  # None: never
     if t.timestamps:
         core["timestamps"] = True
     if t.hystart:

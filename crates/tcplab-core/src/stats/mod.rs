@@ -58,6 +58,8 @@ pub struct FlowRow {
     pub synack_sent: u64,
     /// The connection was closed by both sides (handshake only).
     pub closed: bool,
+    /// The connection gave up after `max_retries` unanswered retransmissions.
+    pub aborted: bool,
     pub completed: bool,
 }
 

@@ -51,6 +51,7 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
                 syn_sent: u64::from(c.syn_sent()),
                 synack_sent: u64::from(c.synack_sent()),
                 closed: c.closed(),
+                aborted: c.aborted(),
                 completed: done.is_some(),
             }
         })

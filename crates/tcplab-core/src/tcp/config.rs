@@ -89,6 +89,12 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// Most doublings of the RTO.
     pub max_backoff: u32,
+    /// Retransmissions of one segment (or of the SYN, the SYN-ACK, a
+    /// client message) after which the connection gives up and closes
+    /// without its data: RFC 9293 section 3.8.3's threshold R2 (RFC 1122
+    /// 4.2.3.5), here as a count, as Linux's `tcp_retries2` (default 15).
+    /// `u32::MAX`: never, as ns-2.
+    pub max_retries: u32,
     /// Byte-counting limit L in slow start, segments (RFC 3465).
     pub abc_limit: u32,
     pub delayed_ack: bool,
@@ -145,6 +151,7 @@ impl Default for TcpConfig {
             rtt: RttConfig::default(),
             dupack_threshold: 3,
             max_backoff: 6,
+            max_retries: 15,
             abc_limit: 2,
             delayed_ack: false,
             delack_timeout: Dur::from_ms(200),

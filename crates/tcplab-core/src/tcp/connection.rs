@@ -79,6 +79,10 @@ struct Handshake {
     message_bytes: u32,
     deadline: Option<Time>,
     backoff: u32,
+    /// Retransmissions of the outstanding message, and how many the
+    /// connection makes before it gives up ([`TcpConfig::max_retries`]).
+    retries: u32,
+    max_retries: u32,
     message_timer: TimerSlot,
     /// Bytes delivered when the outstanding message was sent: the reply has
     /// begun once data beyond it arrives.
@@ -114,6 +118,10 @@ pub struct Connection {
     /// ACKs carry the receiver's (growing) window.
     window_growth: bool,
     reported_done: bool,
+    /// The connection gave up (RFC 9293 section 3.8.3's R2: a segment, SYN,
+    /// SYN-ACK or message retransmitted `max_retries` times unanswered) and
+    /// is closed: it sends nothing more and ignores what arrives.
+    aborted: bool,
     /// The owner's data about this connection.
     pub tag: u64,
     pub start: Time,
@@ -156,14 +164,16 @@ impl Connection {
     pub fn new(id: u32, owner: u32, tag: u64, data: u32, ack: u32, cfg: &TcpConfig, size: Option<u64>, open_bytes: u32, now: Time) -> Connection {
         let hs = cfg.handshake.then(|| {
             Box::new(Handshake {
-                opener: Opener::new(cfg.rtt.initial_rto, cfg.max_backoff),
-                listener: Listener::new(cfg.rtt.initial_rto, cfg.max_backoff),
+                opener: Opener::new(cfg.rtt.initial_rto, cfg.rtt.max_rto, cfg.max_backoff, cfg.max_retries),
+                listener: Listener::new(cfg.rtt.initial_rto, cfg.rtt.max_rto, cfg.max_backoff, cfg.max_retries),
                 sent: 1,
                 answered: 1,
                 reply: 0,
                 message_bytes: 0,
                 deadline: None,
                 backoff: 0,
+                retries: 0,
+                max_retries: cfg.max_retries,
                 message_timer: TimerSlot::default(),
                 mark: 0,
                 syn_timer: TimerSlot::default(),
@@ -191,10 +201,16 @@ impl Connection {
             delack: TimerSlot::default(),
             hs,
             reported_done: false,
+            aborted: false,
             held_ack: None,
             marks: None,
             size,
         }
+    }
+
+    /// The connection gave up on an unanswered retransmission (see `aborted`).
+    pub fn aborted(&self) -> bool {
+        self.aborted
     }
 
     pub fn has_handshake(&self) -> bool {
@@ -245,6 +261,9 @@ impl Connection {
     /// A packet of this connection arrived at its end of the route.
     #[inline]
     pub fn on_packet<W: Wire>(&mut self, w: &mut W, p: &Packet, sack: &[(u64, u64)]) -> Option<ConnEvent> {
+        // After the connection gave up, its parts ignore what arrives: the
+        // sender has nothing outstanding, the listener answers no SYN, and
+        // a SYN-ACK or message is dropped here (no check on the data path).
         match p.kind {
             PacketKind::Data => return self.on_data(w, p),
             PacketKind::Ack => {
@@ -263,6 +282,7 @@ impl Connection {
                 }
                 self.sync_handshake(w);
             }
+            PacketKind::SynAck if self.aborted => {}
             PacketKind::SynAck => {
                 let hs = self.hs.as_mut().expect("SYN-ACK on a connection with a handshake");
                 hs.opener.on_synack();
@@ -270,6 +290,7 @@ impl Connection {
                 self.send_control(w, PacketKind::ClientData, bytes, 0);
                 self.sync_handshake(w);
             }
+            PacketKind::ClientData if self.aborted => {}
             PacketKind::ClientData => self.on_message(w, p.seq, p.ack, p.len),
             PacketKind::Close => {
                 if let Some(hs) = self.hs.as_mut() {
@@ -347,6 +368,9 @@ impl Connection {
     /// a persistent web client does): each then completes on its own, in
     /// order, with its own tag.
     pub fn exchange<W: Wire>(&mut self, w: &mut W, bytes: u32, reply: u64, tag: u64) {
+        if self.aborted {
+            return; // closed: nothing more goes out
+        }
         let now = w.now();
         match self.size {
             Some(end) if !self.reported_done && self.hs.is_none() => {
@@ -373,6 +397,7 @@ impl Connection {
         hs.message_bytes = bytes;
         hs.mark = self.receiver.delivered();
         hs.backoff = 0;
+        hs.retries = 0;
         hs.deadline = Some(now + self.sender.rtt.rto().max(Dur::from_ms(1)));
         let id = u64::from(hs.sent);
         let ack = self.receiver.piggyback_ack();
@@ -416,6 +441,8 @@ impl Connection {
     /// A timer of this connection fired with generation `gen`.
     pub fn on_timer<W: Wire>(&mut self, w: &mut W, timer: Timer, gen: u32) {
         let now = w.now();
+        // After the connection gave up, no part of it has a deadline: a
+        // timer still queued finds nothing due.
         match timer {
             Timer::Rto => {
                 if !self.rto.fire(gen) {
@@ -424,7 +451,10 @@ impl Connection {
                 match self.sender.poll_timeout() {
                     None => {}
                     Some(d) if d > now => self.sync_rto(w),
-                    Some(_) => self.run_sender(w, |s, now, buf| s.on_timeout(now, buf)),
+                    Some(_) => {
+                        self.run_sender(w, |s, now, buf| s.on_timeout(now, buf));
+                        self.aborted = self.sender.aborted();
+                    }
                 }
             }
             Timer::DelAck => {
@@ -447,8 +477,12 @@ impl Connection {
                     return;
                 }
                 if hs.opener.poll_timeout().is_some_and(|d| d <= now) {
-                    hs.opener.on_timeout(now);
-                    self.send_control(w, PacketKind::Syn, 0, 0);
+                    if hs.opener.on_timeout(now) {
+                        self.send_control(w, PacketKind::Syn, 0, 0);
+                    } else {
+                        self.aborted = true;
+                        return;
+                    }
                 }
                 self.sync_handshake(w);
             }
@@ -458,8 +492,12 @@ impl Connection {
                     return;
                 }
                 if hs.listener.poll_timeout().is_some_and(|d| d <= now) {
-                    hs.listener.on_timeout(now);
-                    self.send_control(w, PacketKind::SynAck, 0, 0);
+                    if hs.listener.on_timeout(now) {
+                        self.send_control(w, PacketKind::SynAck, 0, 0);
+                    } else {
+                        self.aborted = true;
+                        return;
+                    }
                 }
                 self.sync_handshake(w);
             }
@@ -469,6 +507,12 @@ impl Connection {
                     return;
                 }
                 if hs.deadline.is_some_and(|d| d <= now) {
+                    if hs.retries >= hs.max_retries {
+                        hs.deadline = None;
+                        self.aborted = true;
+                        return;
+                    }
+                    hs.retries += 1;
                     hs.backoff = (hs.backoff + 1).min(6);
                     let rto = self.sender.rtt.backed_off(hs.backoff);
                     hs.deadline = Some(now + rto);

@@ -14,21 +14,26 @@ use crate::time::{Dur, Time};
 #[derive(Clone, Debug)]
 pub struct Opener {
     rto: Dur,
+    /// RFC 6298 2.5's upper bound, as for data.
+    max_rto: Dur,
     max_backoff: u32,
+    max_retries: u32,
     backoff: u32,
     deadline: Option<Time>,
     open: bool,
+    /// No SYN-ACK came after `max_retries` retransmissions of the SYN.
+    pub aborted: bool,
     pub syn_sent: u32,
 }
 
 impl Opener {
-    pub fn new(initial_rto: Dur, max_backoff: u32) -> Opener {
-        Opener { rto: initial_rto, max_backoff, backoff: 0, deadline: None, open: false, syn_sent: 0 }
+    pub fn new(initial_rto: Dur, max_rto: Dur, max_backoff: u32, max_retries: u32) -> Opener {
+        Opener { rto: initial_rto, max_rto, max_backoff, max_retries, backoff: 0, deadline: None, open: false, aborted: false, syn_sent: 0 }
     }
 
     fn arm(&mut self, now: Time) {
         let f = 1u64 << self.backoff.min(62);
-        self.deadline = Some(now + self.rto.saturating_mul(f));
+        self.deadline = Some(now + self.rto.saturating_mul(f).min(self.max_rto.max(self.rto)));
     }
 
     /// Send the first SYN.
@@ -51,11 +56,18 @@ impl Opener {
         self.deadline
     }
 
-    /// The SYN timer fired: back off and resend the SYN.
-    pub fn on_timeout(&mut self, now: Time) {
+    /// The SYN timer fired: back off and resend the SYN (returns true), or,
+    /// after `max_retries` retransmissions, give up (RFC 9293 3.8.3).
+    pub fn on_timeout(&mut self, now: Time) -> bool {
+        self.deadline = None;
+        if self.syn_sent > self.max_retries {
+            self.aborted = true;
+            return false;
+        }
         self.backoff = (self.backoff + 1).min(self.max_backoff);
         self.syn_sent += 1;
         self.arm(now);
+        true
     }
 }
 
@@ -63,8 +75,12 @@ impl Opener {
 #[derive(Clone, Debug)]
 pub struct Listener {
     rto: Dur,
+    max_rto: Dur,
     max_backoff: u32,
+    max_retries: u32,
     backoff: u32,
+    /// No opening message came after `max_retries` retransmissions of the SYN-ACK.
+    pub aborted: bool,
     deadline: Option<Time>,
     first_synack: Option<Time>,
     open: bool,
@@ -73,19 +89,19 @@ pub struct Listener {
 }
 
 impl Listener {
-    pub fn new(initial_rto: Dur, max_backoff: u32) -> Listener {
-        Listener { rto: initial_rto, max_backoff, backoff: 0, deadline: None, first_synack: None, open: false, synack_sent: 0, syn_seen: 0 }
+    pub fn new(initial_rto: Dur, max_rto: Dur, max_backoff: u32, max_retries: u32) -> Listener {
+        Listener { rto: initial_rto, max_rto, max_backoff, max_retries, backoff: 0, aborted: false, deadline: None, first_synack: None, open: false, synack_sent: 0, syn_seen: 0 }
     }
 
     fn arm(&mut self, now: Time) {
         let f = 1u64 << self.backoff.min(62);
-        self.deadline = Some(now + self.rto.saturating_mul(f));
+        self.deadline = Some(now + self.rto.saturating_mul(f).min(self.max_rto.max(self.rto)));
     }
 
     /// A SYN arrived: returns whether to send a SYN-ACK.
     pub fn on_syn(&mut self, now: Time) -> bool {
         self.syn_seen += 1;
-        if self.open {
+        if self.open || self.aborted {
             return false;
         }
         if self.first_synack.is_none() {
@@ -112,11 +128,18 @@ impl Listener {
         self.deadline
     }
 
-    /// The SYN-ACK timer fired: back off and resend the SYN-ACK.
-    pub fn on_timeout(&mut self, now: Time) {
+    /// The SYN-ACK timer fired: back off and resend the SYN-ACK (returns
+    /// true), or, after `max_retries` retransmissions, give up.
+    pub fn on_timeout(&mut self, now: Time) -> bool {
+        self.deadline = None;
+        if self.synack_sent > self.max_retries {
+            self.aborted = true;
+            return false;
+        }
         self.backoff = (self.backoff + 1).min(self.max_backoff);
         self.synack_sent += 1;
         self.arm(now);
+        true
     }
 }
 
@@ -125,8 +148,31 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_syn_gives_up_after_max_retries_and_backs_off_to_the_max_rto() {
+        let mut o = Opener::new(Dur::from_secs(1), Dur::from_secs(3), 6, 2);
+        o.start(Time::ZERO);
+        let mut expiries = vec![];
+        while let Some(t) = o.poll_timeout() {
+            expiries.push(t.as_secs_f64());
+            if !o.on_timeout(t) {
+                break;
+            }
+        }
+        // Retransmitted at 1 s and 3 s (2 s: the backoff, within 3 s); the
+        // third expiry, at 6 s (4 s capped at 3 s), gives up.
+        assert_eq!(expiries, vec![1.0, 3.0, 6.0]);
+        assert!(o.aborted && o.poll_timeout().is_none());
+        assert_eq!(o.syn_sent, 3);
+        let mut l = Listener::new(Dur::from_secs(1), Dur::from_secs(60), 6, 0);
+        assert!(l.on_syn(Time::ZERO));
+        assert!(!l.on_timeout(Time::ZERO + Dur::from_secs(1)), "no retransmission allowed");
+        assert!(l.aborted && l.poll_timeout().is_none());
+        assert!(!l.on_syn(Time::ZERO + Dur::from_secs(2)), "a closed listener answers no SYN");
+    }
+
+    #[test]
     fn syn_backoff_doubles() {
-        let mut o = Opener::new(Dur::from_secs(3), 6);
+        let mut o = Opener::new(Dur::from_secs(3), Dur::from_secs(60), 6, 15);
         o.start(Time::ZERO);
         assert_eq!(o.poll_timeout(), Some(Time::ZERO + Dur::from_secs(3)));
         o.on_timeout(Time::ZERO + Dur::from_secs(3));
@@ -138,12 +184,12 @@ mod tests {
 
     #[test]
     fn clean_handshake_gives_an_rtt_sample_and_a_repeat_gives_none() {
-        let mut l = Listener::new(Dur::from_secs(1), 6);
+        let mut l = Listener::new(Dur::from_secs(1), Dur::from_secs(60), 6, 15);
         assert!(l.on_syn(Time::from_ns(10)));
         assert_eq!(l.on_open_message(Time::from_ns(110)), Some(Some(Dur::from_ns(100))));
         assert_eq!(l.on_open_message(Time::from_ns(120)), None);
         assert!(!l.on_syn(Time::from_ns(130)));
-        let mut l = Listener::new(Dur::from_secs(1), 6);
+        let mut l = Listener::new(Dur::from_secs(1), Dur::from_secs(60), 6, 15);
         l.on_syn(Time::ZERO);
         l.on_timeout(Time::ZERO + Dur::from_secs(1));
         assert_eq!(l.on_open_message(Time::ZERO + Dur::from_secs(2)), Some(None), "Karn: no sample after a retransmission");

@@ -150,6 +150,12 @@ pub struct Sender {
     max_window: u64,
     dupthresh: u32,
     max_backoff: u32,
+    /// See [`TcpConfig::max_retries`].
+    max_retries: u32,
+    /// Retransmission timeouts since the last new ACK.
+    retries: u32,
+    /// The sender gave up after `max_retries` (RFC 9293 section 3.8.3).
+    aborted: bool,
     limited_transmit: bool,
     idle_restart: bool,
     recovery: Recovery,
@@ -202,6 +208,9 @@ impl Sender {
             max_window: cfg.initial_rwnd(),
             dupthresh: cfg.dupack_threshold,
             max_backoff: cfg.max_backoff,
+            max_retries: cfg.max_retries,
+            retries: 0,
+            aborted: false,
             limited_transmit: cfg.limited_transmit,
             idle_restart: cfg.idle_restart,
             recovery,
@@ -266,6 +275,10 @@ impl Sender {
     }
     pub fn backoff(&self) -> u32 {
         self.backoff
+    }
+    /// The sender gave up: a segment timed out `max_retries` times in a row.
+    pub fn aborted(&self) -> bool {
+        self.aborted
     }
 
     /// RFC 6675 `pipe`: the bytes in flight as the scoreboard defines them.
@@ -398,6 +411,9 @@ impl Sender {
     /// more than one RTO without sending, the window restarts at
     /// min(IW, cwnd) when `idle_restart` is on (RFC 5681 section 4.1).
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Segment>) {
+        if self.aborted {
+            return;
+        }
         let idle = self.snd_una >= self.snd_max && self.last_send.is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
         if self.idle_restart && idle {
             self.cc.on_idle_restart(now, self.iw_bytes);
@@ -599,6 +615,7 @@ impl Sender {
 
     fn on_new_ack(&mut self, now: Time, ack: u64, out: &mut Vec<Segment>) {
         let acked = ack - self.snd_una;
+        self.retries = 0;
         let flight = self.flight();
         if let Some((e, t0)) = self.timed {
             if ack >= e {
@@ -931,6 +948,18 @@ impl Sender {
             self.send_data(now, out);
             return;
         }
+        if self.retries >= self.max_retries {
+            // RFC 9293 section 3.8.3: past the threshold R2, close the
+            // connection (Linux: `tcp_retries2` retransmissions, then
+            // `tcp_write_err`). No segment is sent, no timer runs, and with
+            // nothing outstanding any later ACK finds nothing to acknowledge.
+            self.aborted = true;
+            self.snd_nxt = self.snd_una;
+            self.snd_max = self.snd_una;
+            self.scoreboard.clear();
+            return;
+        }
+        self.retries += 1;
         self.stats.timeouts += 1;
         self.cause = Cause::Timeout;
         self.cc.on_timeout(now, self.flight());
@@ -1357,6 +1386,39 @@ mod tests {
         assert_eq!(s.rtt.samples(), 0);
         assert_eq!(out.len(), 2);
         assert!(out.iter().all(|g| g.retx), "go-back-N resends what was outstanding");
+    }
+
+    #[test]
+    fn gives_up_after_max_retries_timeouts_without_a_new_ack() {
+        let cfg = TcpConfig { iw_bytes: 2 * MSS, max_retries: 2, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        // Two timeouts, each a retransmission; a new ACK starts the count again.
+        for _ in 0..2 {
+            let t = s.poll_timeout().unwrap();
+            out.clear();
+            s.on_timeout(t, &mut out);
+            assert_eq!(out.len(), 1);
+        }
+        let t = s.poll_timeout().unwrap();
+        s.on_ack(t, MSS, &[], &mut out);
+        for _ in 0..2 {
+            let t = s.poll_timeout().unwrap();
+            out.clear();
+            s.on_timeout(t, &mut out);
+            assert_eq!(out.len(), 1, "the count restarted at the new ACK");
+        }
+        // The third in a row: no retransmission, no timer, and what arrives
+        // after is ignored.
+        let t = s.poll_timeout().unwrap();
+        out.clear();
+        s.on_timeout(t, &mut out);
+        assert!(out.is_empty() && s.aborted() && s.poll_timeout().is_none());
+        assert_eq!(s.stats.timeouts, 4);
+        s.on_ack(t, 3 * MSS, &[], &mut out);
+        s.write(t, 10 * MSS, &mut out);
+        assert!(out.is_empty() && s.poll_timeout().is_none() && s.snd_una() == MSS);
     }
 
     #[test]
