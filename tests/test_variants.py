@@ -322,3 +322,17 @@ def test_timestamps_time_the_retransmission_after_a_timeout(timestamps: bool, fc
     f = tcplab.run(sc).flows.iloc[0]
     assert (f.timeouts, f.retx_pkts, f.data_pkts, f.rtt_samples) == (3, 6, 12, samples)
     assert f.fct_s == pytest.approx(fct, abs=1e-9)
+
+
+def test_an_applications_tcp_table_overrides_with_the_unbounded_values_too() -> None:
+    """`tcp = { ssthresh = "inf" }` in an application over a shared 8pkt,
+    and `max_retries = "none"` over a shared 3, take effect (they parse to
+    None, which was read as "not set", so the shared values stayed); a key
+    left unset, or given as None from Python, keeps the shared value."""
+    sc = dumbbell(tcp={"ssthresh": "8pkt", "max_retries": 3},
+                  apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "tcp": {"ssthresh": "inf", "max_retries": "none", "iw": None}},
+                        {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}])  # fmt: skip
+    core = tcplab.load(sc).to_core()
+    own, shared = core["apps"][0]["tcp"], core["apps"][1].get("tcp", core.get("tcp"))
+    assert (own["initial_ssthresh_bytes"], own["max_retries"], own["iw_bytes"]) == (None, None, 1460)
+    assert (shared["initial_ssthresh_bytes"], shared["max_retries"]) == (8 * 1460, 3)

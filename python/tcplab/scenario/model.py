@@ -168,7 +168,7 @@ class Scenario(_Model):
         t = self.apps[i].tcp
         if not t.model_fields_set:
             return self.tcp
-        over = {k: getattr(t, k) for k in t.model_fields_set if getattr(t, k) is not None}
+        over = {k: getattr(t, k) for k in t.model_fields_set}  # None is a value here: see TcpOverride
         return self.tcp.model_copy(update=over) if over else self.tcp
 
     def to_core(self, pcap_dir: str | None = None, packed: bool = False) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import types
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, Window, _Model
 
@@ -107,6 +107,9 @@ def _optional_model(model: type[_Model], name: str) -> type[_Model]:
     for fname, f in model.model_fields.items():
         ns["__annotations__"][fname] = Optional[f.rebuild_annotation()]  # type: ignore[attr-defined]
         ns[fname] = None
+    # A key given as None is left unset, so that a set field whose value is
+    # None ('inf' ssthresh, 'none' max_retries) overrides the shared one.
+    ns["_given_only"] = model_validator(mode="before")(classmethod(lambda cls, d: {k: v for k, v in d.items() if v is not None} if isinstance(d, dict) else d))
     return types.new_class(name, (_Model,), {}, lambda d: d.update(ns))
 
 
