@@ -54,6 +54,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             _ => SackRecovery::Ns2Sack1 { stall_at_end: true },
         },
         newreno_recovery: if data[2] & 128 != 0 { NewRenoRecovery::Ns2Flywheel } else { NewRenoRecovery::Rfc6582 },
+        // Giving up after 1 to 4 retransmissions, or after the default 15.
+        max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()
     };
     // With local congestion, the sender's interface queue is the path, of 2 to 9 segments.
@@ -131,6 +133,9 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             let mut blocks = [(0, 0); 4];
             let n = rx.sack_blocks(&mut blocks);
             back.push_back((a, blocks[..n].to_vec(), rx.window()));
+        }
+        if tx.aborted() && !out.is_empty() {
+            return Err(format!("{} segments sent after the sender gave up", out.len()));
         }
         if out.len() as u64 > room(&path) {
             return Err(format!("{} segments sent into room for {}", out.len(), room(&path)));
