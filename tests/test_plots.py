@@ -121,15 +121,15 @@ BURSTS = {"topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp"}, 
 
 
 def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_path) -> None:
-    """36 connections: past SEQ_MAX_FLOWS a figure colours by application
+    """36 connections: past MAX_FLOWS_APART a figure colours by application
     and names each once (the legend had 70 entries and covered the axes).
     Most of these connections never time a segment (each loses its window
     and Karn's rule keeps the retransmissions out): the SampleRTT histogram
     leaves them out (it failed on them with a ValueError)."""
-    from tcplab.plots import SEQ_MAX_FLOWS
+    from tcplab.plots import MAX_FLOWS_APART
 
     res = tcplab.run(BURSTS, overrides={"trace.web100": True})
-    assert len(res.flows) == 36 > SEQ_MAX_FLOWS and (res.flows.rtt_samples == 0).sum() == 28
+    assert len(res.flows) == 36 > MAX_FLOWS_APART and (res.flows.rtt_samples == 0).sum() == 28
     (tmp_path / "b.toml").write_text(dumps_toml(BURSTS))
     for figure, entries in (
         ("cwnd", ["first (18 connections) cwnd", "first (18 connections) ssthresh", "later (18 connections) cwnd", "later (18 connections) ssthresh"]),

@@ -48,19 +48,20 @@ def _check_out(out: str | Path) -> Path:
     return p
 
 
-#: Up to this many connections, a seq figure gives each connection of an
-#: application of several its own colour.
-SEQ_MAX_FLOWS = 10
+#: Up to this many connections, a figure tells them apart: a colour each
+#: (seq: for the connections of an application of several, as a burst's);
+#: past it, a colour per application.
+MAX_FLOWS_APART = 10
 
 
 def _flow_styles(table: Any, own_label: Any) -> dict[Any, tuple[str, str]]:
     """Each connection's (colour, legend name) for a table with flow and app
     columns: a colour and name of its own (`own_label(flow, app)`) up to
-    SEQ_MAX_FLOWS connections; past that, its application's colour and
+    MAX_FLOWS_APART connections; past that, its application's colour and
     "APP (N connections)", so the legend stays short."""
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     pairs = table[["flow", "app"]].drop_duplicates().sort_values("flow")
-    if len(pairs) <= SEQ_MAX_FLOWS:
+    if len(pairs) <= MAX_FLOWS_APART:
         return {f: (colors[k % len(colors)], own_label(f, a)) for k, (f, a) in enumerate(zip(pairs.flow, pairs.app))}
     count = pairs.app.value_counts()
     index = {a: i for i, a in enumerate(dict.fromkeys(pairs.app))}
@@ -69,7 +70,7 @@ def _flow_styles(table: Any, own_label: Any) -> dict[Any, tuple[str, str]]:
 
 def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, link: str | None = None, mss: int | None = None) -> Path:
     """Packet number against time at a logged link, one colour per
-    application (or connection: see SEQ_MAX_FLOWS): transmissions as dots,
+    application (or connection: see MAX_FLOWS_APART): transmissions as dots,
     retransmissions as circles, drops as crosses (the ns-2 test-suite figure)."""
     path = _check_out(out)
     pk = res.packets
@@ -86,7 +87,7 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     # A colour per application; per connection where an application has
     # several (a burst's flows) and there are few enough to tell apart.
     flows = pk.groupby("app").flow.nunique()
-    by_flow = bool((flows > 1).any()) and int(flows.sum()) <= SEQ_MAX_FLOWS
+    by_flow = bool((flows > 1).any()) and int(flows.sum()) <= MAX_FLOWS_APART
     groups = pk.groupby(["app", "flow"], sort=True) if by_flow else pk.groupby("app", sort=True)
     for k, (key, g) in enumerate(groups):
         app = f"{key[0]} flow {key[1]}" if by_flow and flows[key[0]] > 1 else key[0] if by_flow else key
@@ -128,7 +129,7 @@ def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -
 
     for flow, g in tr.groupby("flow", sort=True):
         c, name = styles[flow]
-        ax.step(g.t, g.cwnd / mss, where="post", color=c, lw=0.8 if len(styles) > SEQ_MAX_FLOWS else None, label=label(f"{name} cwnd"))
+        ax.step(g.t, g.cwnd / mss, where="post", color=c, lw=0.8 if len(styles) > MAX_FLOWS_APART else None, label=label(f"{name} cwnd"))
         ss = g.ssthresh.astype(float) / mss
         if ss.notna().any():
             ax.step(g.t, ss, where="post", color=c, linestyle="--", alpha=0.7, label=label(f"{name} ssthresh"))
