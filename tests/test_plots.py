@@ -140,3 +140,18 @@ def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_pat
         r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "b.toml"), "-o", str(out)])
         assert r.exit_code == 0, r.output
         assert re.findall(r"<!-- ((?:first|later)[^>]*) -->", out.read_text()) == entries, figure
+
+
+def test_a_seq_figure_of_many_applications_names_the_marks_once(tmp_path) -> None:
+    """12 applications: past MAX_FLOWS_APART, the legend names the three
+    marks, not 36 entries over the axes."""
+    from .conftest import dumbbell
+
+    sc = dumbbell(left=12, right=12, duration="2s", bottleneck_queue="5pkt",
+                  apps=[{"type": "bulk", "name": f"b{i}", "src": f"s{i}", "dst": f"k{i}", "size": "100kB"} for i in range(12)])  # fmt: skip
+    (tmp_path / "m.toml").write_text(dumps_toml(sc))
+    out = tmp_path / "m.svg"
+    r = CliRunner().invoke(main, ["plot", "seq", str(tmp_path / "m.toml"), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    legend = re.findall(r"<!-- ((?:packets|retransmissions|drops|b\d+)[^>]*) -->", out.read_text())
+    assert legend == ["packets (12 applications; colours repeat)", "retransmissions", "drops"]

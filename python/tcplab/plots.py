@@ -89,17 +89,24 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     flows = pk.groupby("app").flow.nunique()
     by_flow = bool((flows > 1).any()) and int(flows.sum()) <= MAX_FLOWS_APART
     groups = pk.groupby(["app", "flow"], sort=True) if by_flow else pk.groupby("app", sort=True)
+    # Past MAX_FLOWS_APART applications the colours repeat: the legend names
+    # the marks once instead of every application's.
+    many = len(flows) > MAX_FLOWS_APART
     for k, (key, g) in enumerate(groups):
         app = f"{key[0]} flow {key[1]}" if by_flow and flows[key[0]] > 1 else key[0] if by_flow else key
         c = colors[k % len(colors)]
         sent = g[(g.event == "dequeue") & ~g.retx]
         retx = g[(g.event == "dequeue") & g.retx]
         drops = g[g.event == "drop"]
-        ax.scatter(sent.t, sent.seq // seg, s=6, color=c, label=f"{app} packets")
+        ax.scatter(sent.t, sent.seq // seg, s=6, color=c, label=None if many else f"{app} packets")
         if len(retx):
-            ax.scatter(retx.t, retx.seq // seg, s=40, facecolors="none", edgecolors=c, label=f"{app} retransmissions")
+            ax.scatter(retx.t, retx.seq // seg, s=40, facecolors="none", edgecolors=c, label=None if many else f"{app} retransmissions")
         if len(drops):
-            ax.scatter(drops.t, drops.seq // seg, s=50, marker="x", color="red" if k == 0 else c, label=f"{app} drops")
+            ax.scatter(drops.t, drops.seq // seg, s=50, marker="x", color="red" if k == 0 else c, label=None if many else f"{app} drops")
+    if many:
+        ax.scatter([], [], s=6, color="grey", label=f"packets ({len(flows)} applications; colours repeat)")
+        ax.scatter([], [], s=40, facecolors="none", edgecolors="grey", label="retransmissions")
+        ax.scatter([], [], s=50, marker="x", color="grey", label="drops")
     ax.set_xlabel("time (s)")
     ax.set_ylabel(f"packet number (sequence / {seg} bytes)")
     ax.set_title(f"Packets leaving {link or pk.link.iloc[0]}")
