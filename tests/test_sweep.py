@@ -529,9 +529,11 @@ def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
     con = duckdb.connect(store, read_only=True)
     sweeps = dict(con.execute("SELECT sweep, count(*) FROM sweep_runs GROUP BY sweep").fetchall())
     stored = {r for (r,) in con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}
+    ids = [r.run_id for r in load_sweep(other).runs]
+    rows = con.execute("SELECT run_id, sweep, rep, status, error FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids]).fetchall()
     con.close()
     assert sweeps == {"sweep": 300, "other": 6}
-    assert {r.run_id for r in load_sweep(other).runs} <= stored
+    assert set(ids) <= stored, (rows, err)
     assert not Path(store + ".waiting").exists()
 
 
