@@ -336,3 +336,11 @@ def test_an_applications_tcp_table_overrides_with_the_unbounded_values_too() -> 
     own, shared = core["apps"][0]["tcp"], core["apps"][1].get("tcp", core.get("tcp"))
     assert (own["initial_ssthresh_bytes"], own["max_retries"], own["iw_bytes"]) == (None, None, 1460)
     assert (shared["initial_ssthresh_bytes"], shared["max_retries"]) == (8 * 1460, 3)
+    # Written back ('inf', 'none'; an unset field as None) and read again,
+    # as Result.to_json and tcplab.run(Scenario, overrides) do, they still hold.
+    sc_obj = tcplab.load(sc)
+    written = sc_obj.model_dump(mode="json", by_alias=True)["apps"][0]["tcp"]
+    assert {k: v for k, v in written.items() if v is not None} == {"ssthresh": "inf", "max_retries": "none"}
+    assert tcplab.load(sc_obj.model_dump(mode="json", by_alias=True)).to_core() == core
+    res = tcplab.run(sc_obj, overrides={"sim.duration": "5s"})
+    assert res.scenario.to_core()["apps"][0]["tcp"]["initial_ssthresh_bytes"] is None

@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import types
+import typing
 from typing import Annotated, Any, Literal, Optional
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
 from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, Window, _Model
 
@@ -108,9 +109,27 @@ def _optional_model(model: type[_Model], name: str) -> type[_Model]:
         ns["__annotations__"][fname] = Optional[f.rebuild_annotation()]  # type: ignore[attr-defined]
         ns[fname] = None
     # A key given as None is left unset, so that a set field whose value is
-    # None ('inf' ssthresh, 'none' max_retries) overrides the shared one.
+    # None ('inf' ssthresh, 'none' max_retries) overrides the shared one;
+    # such a field is written back as the shared model writes that value
+    # ('inf', 'none'), an unset one as None.
     ns["_given_only"] = model_validator(mode="before")(classmethod(lambda cls, d: {k: v for k, v in d.items() if v is not None} if isinstance(d, dict) else d))
+    none_as = {fname: TypeAdapter(f.rebuild_annotation()).dump_python(None, mode="json")  # type: ignore[attr-defined]
+               for fname, f in model.model_fields.items() if _accepts_none(f.rebuild_annotation())}  # type: ignore[attr-defined]
+
+    def dump(self: Any, handler: Any) -> Any:
+        out = handler(self)
+        for k in self.model_fields_set & none_as.keys():
+            if getattr(self, k) is None:
+                out[k] = none_as[k]
+        return out
+
+    ns["_set_none_as_written"] = model_serializer(mode="wrap")(dump)
     return types.new_class(name, (_Model,), {}, lambda d: d.update(ns))
+
+
+def _accepts_none(annotation: Any) -> bool:
+    """Whether a field's parsed value may be None ('inf', 'none')."""
+    return type(None) in typing.get_args(typing.get_args(annotation)[0] if typing.get_origin(annotation) is Annotated else annotation)
 
 
 TcpOverride = _optional_model(Tcp, "TcpOverride")
