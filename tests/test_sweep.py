@@ -305,6 +305,27 @@ def test_a_sweep_built_in_code_refuses_one_scenario_twice(tmp_path) -> None:
         sweep_from_configs("x", str(tmp_path / "s.duckdb"), [pair, pair], 2)
 
 
+def test_a_study_shares_the_runs_of_configurations_that_resolve_alike(tmp_path) -> None:
+    """A study's sensitivity rows leave some configurations as they were
+    (rfc2415's "one connection for all FTP files" in the rows without FTPs):
+    those share their runs, simulated and stored once, and each
+    configuration finds its run by id. Refusing them, as a sweep file's
+    twins are, stopped `tcplab reproduce rfc2415` (full) at its sensitivity runs."""
+    from tcplab.studies.common import run_configs
+
+    doc = {"sim": {"duration": "2s"}, "topology": {"type": "dumbbell"}, "apps": [{"type": "bulk", "src": "s0", "dst": "k0", "size": "50kB"}]}
+    other = {**doc, "tcp": {"iw": 4}}
+    configs = [({"variant": 0}, doc), ({"variant": 1}, other), ({"variant": 2}, doc)]
+    run = run_configs("x", configs, 2, True, tmp_path, 1, False)
+    assert (run.runs, run.skipped) == (6, 2)
+    ids = run.run_ids
+    assert ids[0:2] == ids[4:6] and len(set(ids)) == 4
+    con = duckdb.connect(str(tmp_path / "x.duckdb"), read_only=True)
+    assert con.execute("SELECT count(*), count(DISTINCT run_id) FROM runs").fetchone() == (4, 4)
+    assert con.execute("SELECT count(*) FROM sweep_runs").fetchone() == (6,)
+    con.close()
+
+
 def test_an_unreachable_scheduler_is_an_error_not_a_traceback(tmp_path) -> None:
     import dask
 

@@ -150,7 +150,9 @@ def run_sweep(
         # Between writes the store is closed when another process waits to
         # open it (`tcplab analyze` while this sweep runs, or another sweep).
         store.release_if_wanted()
-        todo = [r for r in sweep.runs if r.run_id not in done]
+        # A run two configurations share (`sweep_from_configs(shared_runs=True)`)
+        # is simulated and written once.
+        todo = list({r.run_id: r for r in reversed(sweep.runs) if r.run_id not in done}.values())[::-1]
         report = SweepReport(total=len(sweep.runs), skipped=len(sweep.runs) - len(todo), done=0, failed=0, interrupted=False)
         if not todo:
             return report

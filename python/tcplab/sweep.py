@@ -242,9 +242,16 @@ def execute(core_json: str) -> dict[str, Any]:
     return {"wall_s": wall, "engine": res["engine"], "tables": tables, "metrics": metrics}
 
 
-def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, seed: int = 1, traces: bool = False) -> Sweep:
+def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, seed: int = 1,
+                       traces: bool = False, shared_runs: bool = False) -> Sweep:  # fmt: skip
     """A sweep built in code: (factor levels, scenario dictionary) pairs, each
-    run `replications` times with the seeds a sweep file would give."""
+    run `replications` times with the seeds a sweep file would give.
+
+    Two configurations that resolve to one scenario would have the same
+    runs: they are refused, or with `shared_runs` they share them (each
+    run is simulated and stored once, and counted under both), as a
+    study's one-at-a-time sensitivity rows do where a variant leaves a
+    configuration as it was."""
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
@@ -257,7 +264,7 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
             core = sc.to_core()
             core["seed"] = derive_seed(seed, rep)
             run_id = _hash(core)
-            if rep == 0 and first_of.setdefault(run_id, ci) != ci:
+            if rep == 0 and first_of.setdefault(run_id, ci) != ci and not shared_runs:
                 raise SweepError([_twins("configuration", configs[first_of[run_id]][0], "configuration", levels)], name)
             sweep.runs.append(Run(run_id, config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
     return sweep

@@ -130,7 +130,9 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     name = f"{study}-{'quick' if quick else 'full'}{variant}{variation_suffix(overrides)}"
     t0 = time.perf_counter()
     try:  # sweep_from_configs validates each scenario
-        sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=sweep_seed(overrides))
+        # A sensitivity variant may leave a configuration as it was: that
+        # run is shared, not refused.
+        sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=sweep_seed(overrides), shared_runs=True)
     except ScenarioError as e:
         raise ScenarioError(e.problems, e.source or (f"{study} with --set" if overrides else None)) from None
     out_dir.mkdir(parents=True, exist_ok=True)
