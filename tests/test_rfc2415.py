@@ -156,3 +156,27 @@ def test_per_run_selects_runs_by_id_in_their_order(tmp_path) -> None:
     assert list(rfc2415.per_run(store, None, [a, b, a]).ftps) == [0, 1]
     assert list(rfc2415.per_run(store, "other", [b]).run_id) == []
     assert list(rfc2415.per_run(store, None, [b]).ftps) == [1]
+
+
+def test_the_full_sensitivity_sweep_builds(tmp_path, monkeypatch) -> None:
+    """Every sensitivity configuration goes into one sweep, though some
+    variants leave some rows as they were (one connection for all FTP files,
+    in the rows without FTPs): those share their runs. The sweep is built,
+    not run; refusing such twins stopped the full study here."""
+    import tcplab.runner
+
+    class Built(Exception):
+        pass
+
+    built = []
+
+    def fake_run_sweep(sweep, **kw):
+        built.append(sweep)
+        raise Built
+
+    monkeypatch.setattr(tcplab.runner, "run_sweep", fake_run_sweep)
+    with pytest.raises(Built):
+        rfc2415.sensitivity(tmp_path, 1, False)
+    runs = built[0].runs
+    assert len(runs) == len(rfc2415.SENSITIVITY) * len(rfc2415.ROWS) * 2
+    assert len({r.run_id for r in runs}) < len(runs)  # shared: the FTP variant in the rows without FTPs, at least
