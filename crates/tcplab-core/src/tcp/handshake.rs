@@ -32,6 +32,8 @@ impl Opener {
     }
 
     fn arm(&mut self, now: Time) {
+        // Backed off up to rto_max (RFC 6298 2.5); an initial RTO above it
+        // still times the first SYN (SYN-ACK).
         let f = 1u64 << self.backoff.min(62);
         self.deadline = Some(now + self.rto.saturating_mul(f).min(self.max_rto.max(self.rto)));
     }
@@ -94,6 +96,8 @@ impl Listener {
     }
 
     fn arm(&mut self, now: Time) {
+        // Backed off up to rto_max (RFC 6298 2.5); an initial RTO above it
+        // still times the first SYN (SYN-ACK).
         let f = 1u64 << self.backoff.min(62);
         self.deadline = Some(now + self.rto.saturating_mul(f).min(self.max_rto.max(self.rto)));
     }
