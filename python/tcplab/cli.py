@@ -27,6 +27,12 @@ def _fail(message: str, code: int = EXIT_USAGE) -> None:
     sys.exit(code)
 
 
+def _check_out_dir(option: str, where: str | None) -> None:
+    """An output directory option: made if missing, refused if a file is there."""
+    if where is not None and Path(where).exists() and not Path(where).is_dir():
+        _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
+
+
 def _console(width: int | None = None) -> "Console":
     from rich.console import Console
 
@@ -307,8 +313,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
             if on:
                 _fail(f"{option} does not apply with --export-scenarios, which runs nothing (the scenarios go into its DIR)")
     for option, where in (("--out", out), ("--export-scenarios", export)):
-        if where is not None and Path(where).exists() and not Path(where).is_dir():
-            _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
+        _check_out_dir(option, where)
     mod = importlib.import_module(f".studies.{study}", __package__)
     try:
         if export is not None:
@@ -334,8 +339,7 @@ def export_cmd(store: str, fmt: str, out: str) -> None:
     """Write every table of a results store as Parquet or CSV."""
     from .store import Store
 
-    if Path(out).exists() and not Path(out).is_dir():
-        _fail(f"--out {out!r}: is a file; expected a directory (made if missing)")
+    _check_out_dir("--out", out)
     try:
         st = Store(store, read_only=True)
     except TcplabError as e:

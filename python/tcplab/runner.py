@@ -152,7 +152,11 @@ def run_sweep(
         store.release_if_wanted()
         # A run two configurations share (`sweep_from_configs(shared_runs=True)`)
         # is simulated and written once.
-        todo = list({r.run_id: r for r in reversed(sweep.runs) if r.run_id not in done}.values())[::-1]
+        todo, seen = [], set(done)
+        for r in sweep.runs:
+            if r.run_id not in seen:
+                seen.add(r.run_id)
+                todo.append(r)
         report = SweepReport(total=len(sweep.runs), skipped=len(sweep.runs) - len(todo), done=0, failed=0, interrupted=False)
         if not todo:
             return report
