@@ -60,6 +60,13 @@ size = "inf"
 """
 
 
+def _ctrl_c_heard() -> None:
+    """In a child about to run a sweep: SIGINT as a terminal delivers it,
+    even when these tests run in the background, where the shell has the
+    children ignore it (Python then installs no handler for it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def write_sweep(tmp: Path, *, duration: str = "20s", reps: int = 2, factors: str | None = None, store: str = "results.duckdb") -> Path:
     (tmp / "base.toml").write_text(BASE.format(duration=duration))
     factors = factors or '"tcp.cc" = ["reno", "sack"]\n"tcp.iw" = [1, 2, 4]'
@@ -162,7 +169,7 @@ def test_ctrl_c_keeps_every_finished_run(tmp_path) -> None:
     path = write_sweep(tmp_path, duration="60s", reps=4)
     total = len(load_sweep(path).runs)
     cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "1", "-q", "-v"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_heard)
     reported = 0
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -181,6 +188,36 @@ def test_ctrl_c_keeps_every_finished_run(tmp_path) -> None:
     assert f"{total - kept} runs done, {kept} already stored, 0 failed, of {total}" in again.stdout
     run_sweep(load_sweep(path, str(tmp_path / "clean.duckdb")), jobs=1, progress=False)
     assert_same(snapshot(tmp_path / "results.duckdb"), snapshot(tmp_path / "clean.duckdb"))
+
+
+def test_ctrl_c_inside_a_store_statement_stops_the_sweep_cleanly(tmp_path, monkeypatch) -> None:
+    """DuckDB turns a SIGINT that arrives during one of its statements into
+    its own error ("Query interrupted"), which ended a sweep with a
+    traceback. Here Ctrl-C comes while a store write runs a long statement:
+    the sweep stops as after any Ctrl-C, with the batch written."""
+    import threading
+
+    from tcplab.store import Store
+
+    path = write_sweep(tmp_path, reps=2)
+    total = len(load_sweep(path).runs)
+    real_write = Store.write_runs
+    calls = []
+
+    def write_runs(self, sweep, done, traces):
+        calls.append(len(done))
+        if len(calls) == 2:
+            threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+            # About a second of DuckDB work, inside which the signal lands.
+            self.con.execute("SELECT sum(range) FROM range(1000000000)").fetchall()
+        return real_write(self, sweep, done, traces)
+
+    monkeypatch.setattr(Store, "write_runs", write_runs)
+    monkeypatch.setattr("tcplab.runner.WRITE_AT_RUNS", 1)
+    rep = run_sweep(load_sweep(path), jobs=1, progress=False)
+    assert rep.interrupted and (rep.done, rep.failed) == (2, 0) and calls == [1, 1]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert len(snapshot(tmp_path / "results.duckdb")["runs"]) == 2 < total
 
 
 def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
@@ -523,7 +560,7 @@ def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
     path = write_sweep(tmp_path, duration="600s", reps=50)
     store = str(tmp_path / "results.duckdb")
     cmd = [sys.executable, "-m", "tcplab.cli", "sweep", str(path), "--jobs", "1", "-q", "-v"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_heard)
     other = tmp_path / "other.toml"
     try:
         assert proc.stdout is not None
@@ -545,8 +582,8 @@ def test_a_store_is_read_and_written_while_a_sweep_fills_it(tmp_path) -> None:
         assert proc.poll() is None, "the first sweep ran all along"
     finally:
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate()
-    assert proc.returncode == 130, err
+        rest, err = proc.communicate()
+    assert proc.returncode == 130, (err, rest[-500:])
     con = duckdb.connect(store, read_only=True)
     sweeps = dict(con.execute("SELECT sweep, count(*) FROM sweep_runs GROUP BY sweep").fetchall())
     stored = {r for (r,) in con.execute("SELECT run_id FROM runs WHERE status = 'ok'").fetchall()}

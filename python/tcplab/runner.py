@@ -4,6 +4,7 @@ a progress bar, clean interruption, and resumption from the store."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -123,6 +124,58 @@ def _dask(runs: list[Run], scheduler: str) -> Iterator[list[Outcome]]:
         client.close()
 
 
+class _HeldInterrupts:
+    """Ctrl-C held off while the store is opened, written or closed.
+
+    DuckDB turns a SIGINT that arrives during a statement into an error of
+    its own ("Query interrupted"), and one during the rollback that follows
+    into another, so a Ctrl-C at that moment ended a sweep with a traceback
+    instead of a clean stop. While a section is held, a Ctrl-C is only noted,
+    and raised as KeyboardInterrupt when the section ends; elsewhere (a run
+    in this process, the wait for workers) it is raised at once, as Python
+    does. Installed only in the main thread over Python's own handler, and
+    put back when the sweep ends."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.pending = False
+        self._before: Any = None
+
+    def __enter__(self) -> "_HeldInterrupts":
+        import signal
+        import threading
+
+        if threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self._before = signal.signal(signal.SIGINT, self._on_sigint)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import signal
+
+        if self._before is not None:
+            signal.signal(signal.SIGINT, self._before)
+            self._before = None
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self.depth:
+            self.pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def held(self, raise_pending: bool = True) -> Iterator[None]:
+        """Hold Ctrl-C over the block; at its end, raise one that came meanwhile
+        (or, with `raise_pending` false, leave it for `pending` to tell)."""
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+        if raise_pending and self.pending and not self.depth:
+            self.pending = False
+            raise KeyboardInterrupt
+
+
 #: What a script that runs sweeps needs: workers are started with the spawn
 #: method, which imports the script again in each one.
 GUARD_HINT = ("a script that runs the sweep without `if __name__ == \"__main__\":` around its code: each worker "
@@ -143,13 +196,21 @@ def run_sweep(
         # A worker starting up is importing the script that started the
         # sweep (multiprocessing's own check for this, `_check_not_importing_main`).
         raise TcplabError(f"run_sweep was called by a worker process as it started: {GUARD_HINT}")
-    store = Store(sweep.store)
+    with _HeldInterrupts() as interrupts:
+        return _run(sweep, jobs, backend, scheduler, progress, on_result, interrupts)
+
+
+def _run(sweep: Sweep, jobs: int | None, backend: str, scheduler: str | None, progress: bool,
+         on_result: Callable[[Run], None] | None, interrupts: _HeldInterrupts) -> SweepReport:  # fmt: skip
+    with interrupts.held():
+        store = Store(sweep.store)
     try:
-        store.set_sweep_runs(sweep.name, sweep.runs)
-        done = store.done_ids()
-        # Between writes the store is closed when another process waits to
-        # open it (`tcplab analyze` while this sweep runs, or another sweep).
-        store.release_if_wanted()
+        with interrupts.held():
+            store.set_sweep_runs(sweep.name, sweep.runs)
+            done = store.done_ids()
+            # Between writes the store is closed when another process waits to
+            # open it (`tcplab analyze` while this sweep runs, or another sweep).
+            store.release_if_wanted()
         # A run two configurations share (`sweep_from_configs(shared_runs=True)`)
         # is simulated and written once.
         todo, seen = [], set(done)
@@ -169,19 +230,22 @@ def run_sweep(
             task = bar.add_task(sweep.name, total=len(todo))
             waiting: list[Outcome] = []
 
-            def store_waiting() -> None:
-                store.write_runs(sweep.name, waiting, sweep.traces)
-                store.release_if_wanted()
-                stored = waiting[:]
-                waiting.clear()
-                for run, _, error in stored:
-                    if error:
-                        report.failed += 1
-                    else:
-                        report.done += 1
-                    bar.advance(task)
-                    if on_result:
-                        on_result(run)
+            def store_waiting(raise_pending: bool = True) -> None:
+                # A Ctrl-C during the write is held until the runs are
+                # written and counted, then raised.
+                with interrupts.held(raise_pending):
+                    store.write_runs(sweep.name, waiting, sweep.traces)
+                    store.release_if_wanted()
+                    stored = waiting[:]
+                    waiting.clear()
+                    for run, _, error in stored:
+                        if error:
+                            report.failed += 1
+                        else:
+                            report.done += 1
+                        bar.advance(task)
+                        if on_result:
+                            on_result(run)
 
             work = 0.0
             try:
@@ -196,13 +260,14 @@ def run_sweep(
             except KeyboardInterrupt:
                 report.interrupted = True
                 if waiting:
-                    # Finished runs are kept: written now, or, if Ctrl-C
-                    # came during their write (rolled back), now whole.
-                    store_waiting()
+                    # Finished runs are kept, written now (another Ctrl-C
+                    # meanwhile changes nothing: the sweep is stopping).
+                    store_waiting(raise_pending=False)
             finally:
                 close = getattr(stream, "close", None)
                 if close:
                     close()
         return report
     finally:
-        store.close()
+        with interrupts.held(raise_pending=False):
+            store.close()

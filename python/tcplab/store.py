@@ -122,6 +122,12 @@ def run_metrics(flows: pd.DataFrame, links: pd.DataFrame, pages: pd.DataFrame, e
 LOCK_WAIT_S = {"read": 30.0, "write": 300.0}
 #: A wish to open older than this is taken to be from a process that died.
 WISH_MAX_AGE_S = 60.0
+#: How long a store that let go for a waiting process waits, before opening
+#: it again, for that process to have opened it; a waiter renews its wish at
+#: each try (every 50 ms at most), so a wish older than WISH_FRESH_S is not
+#: waited for (its process may have died).
+YIELD_MAX_S = 5.0
+WISH_FRESH_S = 2.0
 
 
 class Store:
@@ -146,6 +152,7 @@ class Store:
             except OSError as e:
                 raise StoreError(f"cannot open {path}: cannot create its directory: {e.strerror or e}") from None
         self._con: duckdb.DuckDBPyConnection | None = None
+        self._yielded = False  # released for a process that waits to open the file
         self._tables: set[str] = set()
         self._shaped: set[str] = set()  # tables given this version's columns
         con = self.con  # opened now, so that a file that is no store fails here
@@ -161,6 +168,15 @@ class Store:
         return self._con
 
     def _connect(self) -> duckdb.DuckDBPyConnection:
+        if self._yielded:
+            # Let the waiting process in first: it removes its wish once it
+            # has opened the file. Otherwise a sweep with a batch ready at
+            # once would open the file again before the waiter, slowed by a
+            # busy machine, tried again, and could keep it out for good.
+            self._yielded = False
+            give_up = time.monotonic() + YIELD_MAX_S
+            while self._wished(WISH_FRESH_S) and time.monotonic() < give_up:
+                time.sleep(0.005)
         wait = LOCK_WAIT_S["read" if self.read_only else "write"]
         deadline = time.monotonic() + wait
         pause = 0.005
@@ -204,14 +220,19 @@ class Store:
             self._con.close()
             self._con = None
 
-    def release_if_wanted(self) -> None:
-        """Close the file if another process waits to open it."""
+    def _wished(self, within: float = WISH_MAX_AGE_S) -> bool:
+        """Whether another process waits to open the file (its wish renewed within `within` seconds)."""
         try:
-            age = time.time() - Path(self.wish_path).stat().st_mtime
+            return time.time() - Path(self.wish_path).stat().st_mtime < within
         except OSError:
-            return
-        if age < WISH_MAX_AGE_S:
+            return False
+
+    def release_if_wanted(self) -> None:
+        """Close the file if another process waits to open it; the next use
+        opens it again once that process has had it."""
+        if self._con is not None and self._wished():
             self.release()
+            self._yielded = True
 
     def close(self) -> None:
         self.release()
