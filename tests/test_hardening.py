@@ -119,3 +119,71 @@ def test_a_random_scenario_runs_or_is_refused_with_a_scenario_error(rate, delay,
         assert e.problems and all(p.field and p.message for p in e.problems)
         return
     assert res.engine["sim_seconds"] == 2.0
+
+
+WEB = '{type="web",src="s0",dst="k0",%s}'
+
+
+@pytest.mark.parametrize("args, text", [
+    (["--set", "apps.0.size=0B"], "apps[0].size = '0B': must be at least 1 byte, or 'inf'"),
+    (["--set", "apps.3.size=0B"], "apps[3].size = '0B': must be at least 1 byte"),
+    (["--set", 'apps.0={type="burst",src="s0",dst="k0",flows=2,size="0B"}'], "apps[0].size = '0B': must be at least 1 byte"),
+    (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be above 0s"),
+    (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be above 0s"),
+    (["--set", "trace.interval=0s"], "trace.interval = '0s': must be above 0s, or 'none' (no periodic samples)"),
+    (["--set", "apps.0=" + WEB % 'cycle="0s"'], "apps[0].cycle = '0s': must be above 0s"),
+    # A page every nanosecond for a minute: 6e10 pages of 4 connections
+    # (the run took the machine's memory until it was killed).
+    (["--set", "apps.0=" + WEB % 'cycle="1ns"'],
+     "apps[0].cycle = '1ns': opens 60,000,000,001 pages of 4 connections by the stop at 60s; "
+     "at most 10,000,000 connections are allowed per application, as for a burst's flows"),
+    (["--set", "apps.0=" + WEB % 'cycle="1ms",http="1.1",pages=20000000', "--set", "sim.duration=none"],
+     "apps[0].cycle = '1ms': opens 20,000,000 pages of 1 connection; at most 10,000,000 connections"),
+])  # fmt: skip
+def test_values_that_make_no_run_exit_2_naming_the_field(args: list[str], text: str) -> None:
+    """A transfer of nothing never started (so never ended), a zero RTO or
+    sampling interval, and a zero or tiny page cycle (a loop at one instant,
+    or pages past any memory) are refused before anything runs."""
+    r = _cli("run", EXAMPLE, *args)
+    assert r.returncode == 2, r.stderr
+    assert text in r.stderr and "Traceback" not in r.stderr
+
+
+def test_the_core_refuses_a_zero_cycle_and_endless_or_huge_ones_itself() -> None:
+    from tcplab.api import run_core_columns
+
+    core = tcplab.load(dumbbell(duration="5s", apps=[{"type": "web", "src": "s0", "dst": "k0", "cycle": "1s"}])).to_core()
+    for cycle, stop, text in [(0, 5 * 10**9, "apps[0].cycle: must be above 0s"),
+                              (1, 5 * 10**9, "apps[0].cycle: opens 5000000001 pages of 4 connections; at most 10000000 connections are allowed per application"),
+                              (10**9, None, "apps[0].cycle: starts pages for ever: give pages or a stop time")]:  # fmt: skip
+        core["apps"][0]["web"]["cycle_ns"] = cycle
+        core["stop_ns"] = stop
+        with pytest.raises(tcplab.ScenarioError) as e:
+            run_core_columns(json.dumps(core))
+        assert str(e.value).endswith(text)
+
+
+def test_pages_drawn_ahead_are_those_that_can_start_by_the_stop() -> None:
+    # A hundred million pages asked for, a page a second for 5 s: the six
+    # that can start are drawn and listed (this drew all 1e8 first, 5.6 GB).
+    app = {"type": "web", "src": "s0", "dst": "k0", "http": "1.1", "cycle": "1s", "pages": 100_000_000, "start": "0.5s"}
+    for closed in (False, True):
+        res = tcplab.run(dumbbell(duration="5s", apps=[{**app, "closed_loop": closed}]))
+        assert res.pages.start_s.tolist() == [0.5, 1.5, 2.5, 3.5, 4.5]
+
+
+def test_a_bare_inf_override_is_the_text_inf() -> None:
+    # TOML reads a bare inf as a float, which no field takes.
+    r = _cli("run", EXAMPLE, "--set", "apps.2.size=inf", "--set", "tcp.ssthresh=inf", "--set", "sim.duration=2s", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)["scenario"]
+    assert doc["apps"][2]["size"] == "inf" and doc["tcp"]["ssthresh"] == "inf"
+
+
+def test_a_dumbbell_bottleneck_keeps_the_defaults_of_the_fields_it_leaves_out(tmp_path: Path) -> None:
+    # Giving only the queue asked for the rate, and a rate alone got no delay.
+    base = {"topology": {"type": "dumbbell", "bottleneck": {"queue": "25pkt"}}, "apps": [{"type": "bulk", "src": "s0", "dst": "k0"}]}
+    full = {**base, "topology": {"type": "dumbbell", "bottleneck": {"rate": "10Mbps", "delay": "20ms", "queue": "25pkt"}}}
+    assert tcplab.load(base).to_core() == tcplab.load(full).to_core()
+    rate_only = tcplab.load({**base, "topology": {"type": "dumbbell", "bottleneck": {"rate": "1Mbps"}}})
+    assert (rate_only.topology.bottleneck.delay, rate_only.topology.bottleneck.queue.limit) == (20_000_000, ("pkts", 100))

@@ -2,7 +2,7 @@
 //! network (links, routes, taps), the TCP profiles, the applications and the
 //! tracer. Every reference is checked here and a bad one names its field.
 
-use crate::app::{App, AppKind, Apps};
+use crate::app::{cycle_pages, App, AppKind, Apps, MAX_CYCLE_CONNECTIONS};
 use crate::engine::rng::RngStream;
 use crate::error::{Error, Result};
 use crate::net::routing::{RouteHead, Router, Routes};
@@ -102,7 +102,27 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             // A start drawn uniformly from [min, max], first from the application's stream.
             Some(max) => Time::from_ns(rng.uniform(a.start_ns as f64, max as f64).round() as u64),
         };
-        let kind = a.kind(&field)?;
+        let mut kind = a.kind(&field)?;
+        if let AppKind::Web(w) = &mut kind {
+            if let Some(cycle) = w.cycle {
+                // Pages drawn ahead (a cycle and a count) are only those that
+                // can start by the stop; and no more than MAX_CYCLE_CONNECTIONS
+                // connections open.
+                let reachable = cycle_pages(start, cycle, sc.stop_ns.map(Time::from_ns));
+                let pages = match (w.pages, reachable) {
+                    (Some(p), Some(r)) => p.min(r.max(1)),
+                    (None, None) => return Err(invalid(format!("{field}.cycle"), "starts pages for ever: give pages or a stop time")),
+                    (p, r) => p.or(r).expect("one of them"),
+                };
+                let per_page = if w.persistent { 0 } else if w.http11 { 1 } else { 1 + u64::from(w.embedded) };
+                if pages.saturating_mul(per_page) > MAX_CYCLE_CONNECTIONS {
+                    return Err(invalid(format!("{field}.cycle"), format!("opens {pages} pages of {per_page} connections; at most {MAX_CYCLE_CONNECTIONS} connections are allowed per application")));
+                }
+                if w.pages.is_some() {
+                    w.pages = Some(pages);
+                }
+            }
+        }
         if matches!(&kind, AppKind::Web(w) if w.persistent) && cfg.handshake {
             return Err(invalid(format!("{field}.persistent"), "a persistent web client pipelines its pages, which needs one-way TCP (tcp.handshake = false)"));
         }

@@ -631,6 +631,9 @@ impl AppSpec {
                 if w.persistent && !w.http11 {
                     return Err(invalid(format!("{field}.persistent"), "needs HTTP/1.1 (HTTP/1.0 opens a connection per object)"));
                 }
+                if w.cycle_ns == Some(0) {
+                    return Err(invalid(format!("{field}.cycle"), "must be above 0s"));
+                }
                 Ok(AppKind::Web(Box::new(WebConfig {
                     http11: w.http11,
                     embedded: w.embedded,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer
 
 from .. import units
 
@@ -47,6 +47,22 @@ Duration = Annotated[int, BeforeValidator(units.parse_duration), _ser(units.form
 Size = Annotated[int, BeforeValidator(units.parse_size), _ser(units.format_size)]
 SizeOrInf = Annotated[Optional[int], BeforeValidator(_inf_or(units.parse_size)), _ser(units.format_size, "inf")]
 DurationOrNone = Annotated[Optional[int], BeforeValidator(_none_or(units.parse_duration)), _ser(units.format_duration, "none")]
+
+
+def _above_zero(message: str):
+    def check(v: Optional[int]) -> Optional[int]:
+        if v is not None and v <= 0:
+            raise ValueError(message)
+        return v
+
+    return AfterValidator(check)
+
+
+#: A duration of which zero makes no sense: an RTO, a cycle of pages.
+PositiveDuration = Annotated[Duration, _above_zero("must be above 0s")]
+#: A transfer's bytes: a transfer of nothing would never start, so never end.
+TransferSize = Annotated[Size, _above_zero("must be at least 1 byte")]
+TransferSizeOrInf = Annotated[SizeOrInf, _above_zero("must be at least 1 byte, or 'inf'")]
 QueueLimit = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.LIMIT_HELP)), _ser(_fmt_amount)]
 Window = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.WINDOW_HELP)), _ser(_fmt_amount)]
 Ssthresh = Annotated[Optional[tuple[str, int]], BeforeValidator(lambda v: _parse_ssthresh(v)), PlainSerializer(lambda v: _fmt_ssthresh(v))]

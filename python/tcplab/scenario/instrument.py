@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BeforeValidator, Field
 
-from .fields import DurationOrNone, PositiveInt, _Model
+from .fields import DurationOrNone, PositiveInt, _above_zero, _Model
 
 def _link_name(v: object) -> object:
     if isinstance(v, str):
@@ -34,7 +34,7 @@ class Loss(_Model):
 
 
 class Trace(_Model):
-    interval: DurationOrNone = "none"
+    interval: Annotated[DurationOrNone, _above_zero("must be above 0s, or 'none' (no periodic samples)")] = "none"
     """Sample traced connections this often ('10ms' as web100); 'none': no periodic samples."""
     on_change: bool = False
     """Also record a row whenever cwnd, ssthresh or the state changes."""

@@ -77,11 +77,14 @@ def _tables(v: Any) -> bool:
 
 
 def parse_override_value(text: str) -> Any:
-    """A TOML value (`4`, `true`, `"x"`, `[1, 2]`) or, failing that, the bare text (`2Mbps`)."""
+    """A TOML value (`4`, `true`, `"x"`, `[1, 2]`) or, failing that, the bare text (`2Mbps`).
+    TOML reads a bare `inf` or `nan` as a float, which no field takes: they
+    stay text, as the fields that take 'inf' (sizes, ssthresh) spell it."""
     try:
-        return tomllib.loads(f"v = {text}")["v"]
+        v = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
         return text
+    return text if isinstance(v, float) and not math.isfinite(v) else v
 
 
 def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:

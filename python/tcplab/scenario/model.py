@@ -10,6 +10,8 @@ from pydantic import Field
 
 #: RFC 7323 section 2.3: a window scale of at most 14.
 MAX_SCALED_WINDOW = 65535 * 2**14
+#: Most connections a web application with a cycle may open in a run (the core's MAX_CYCLE_CONNECTIONS).
+MAX_CYCLE_CONNECTIONS = 10_000_000
 
 from .. import units
 from ..errors import FieldProblem
@@ -116,6 +118,22 @@ class Scenario(_Model):
         return out
 
     def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
+        stop = self.sim.duration
+        for i, a in enumerate(self.apps):
+            if type(a) is WebApp and a.cycle is not None and not a.persistent:
+                # Page k starts no earlier than start + k x cycle, whatever the
+                # network does: a short cycle would open connections enough to
+                # fill the memory. The core refuses the same.
+                n = a.pages
+                if stop is not None:
+                    reach = (stop - a.start[0]) // a.cycle + 1 if a.start[0] <= stop else 0
+                    n = reach if n is None else min(n, max(reach, 1))
+                per_page = 1 if a.http == "1.1" else 1 + a.embedded
+                if n is not None and n * per_page > MAX_CYCLE_CONNECTIONS:
+                    by = f" by the stop at {units.format_duration(stop)}" if stop is not None else ""
+                    out.append(FieldProblem(f"apps[{i}].cycle", f"opens {n:,} pages of {per_page} connection{'s' if per_page > 1 else ''}{by}; "
+                                            f"at most {MAX_CYCLE_CONNECTIONS:,} connections are allowed per application, as for a burst's flows",
+                                            units.format_duration(a.cycle), True))  # fmt: skip
         # Link names only matter to loss rules and the packet log.
         links = self.link_names() if self.losses or self.trace.links or self.trace.pcap else set()
         app_names = [self.app_name(i) for i in range(len(self.apps))] if self.losses or self.trace.apps else []

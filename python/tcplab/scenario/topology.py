@@ -78,9 +78,11 @@ def _as_list(v: object) -> object:
     return v if isinstance(v, list) else [v]
 
 
-class LinkParams(_Model):
-    rate: Rate
-    delay: Duration = "0s"
+class BottleneckParams(_Model):
+    """The dumbbell's r0-r1 link, each direction; a field left out keeps its default."""
+
+    rate: Rate = "10Mbps"
+    delay: Duration = "20ms"
     queue: Queue = "100pkt"
 
 
@@ -104,7 +106,7 @@ class Dumbbell(_Model):
     """Hosts s0..s{left-1} on the left of router r0."""
     right: HostCount = 1
     """Hosts k0..k{right-1} on the right of router r1."""
-    bottleneck: LinkParams = {"rate": "10Mbps", "delay": "20ms"}  # type: ignore[assignment]
+    bottleneck: BottleneckParams = {}  # type: ignore[assignment]
     left_access: AccessParams = {}  # type: ignore[assignment]
     right_access: AccessParams = {}  # type: ignore[assignment]
     atm: bool = False

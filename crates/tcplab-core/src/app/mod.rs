@@ -187,6 +187,18 @@ pub struct PageState {
 /// The tag of a transfer that belongs to no page.
 pub const NO_PAGE: u64 = u64::MAX;
 
+/// Most connections one web application with a `cycle` may open in a run,
+/// as for a burst's flows: its pages are opened whatever the network does,
+/// so a short cycle over a long run would take the machine's memory.
+pub const MAX_CYCLE_CONNECTIONS: u64 = 10_000_000;
+
+/// The most pages a web application with a page every `cycle`, starting at
+/// `start`, can start by `stop`: page k starts no earlier than
+/// start + k x cycle, open loop or closed. `None`: no stop, no bound.
+pub fn cycle_pages(start: Time, cycle: Dur, stop: Option<Time>) -> Option<u64> {
+    stop.map(|stop| if start > stop { 0 } else { (stop.as_ns() - start.as_ns()) / cycle.as_ns().max(1) + 1 })
+}
+
 fn page_tag(page: u32, primary: bool) -> u64 {
     (u64::from(page) << 1) | u64::from(primary)
 }
@@ -623,6 +635,18 @@ mod tests {
             apps.on_event(0, 0, page_tag(0, true), ConnEvent::Complete, &mut t);
             assert_eq!(t.wakes, [s(next)], "from start {from_start}, page done at {done} s");
         }
+    }
+
+    #[test]
+    fn the_pages_a_cycle_can_start_by_the_stop() {
+        let s = |x: u64| Time::from_ns(x * 1_000_000_000);
+        let c = Dur::from_secs(10);
+        // Page k no earlier than start + k cycles: 1, 11, ..., 91 by 100 s, and one at the stop itself.
+        assert_eq!(cycle_pages(s(1), c, Some(s(100))), Some(10));
+        assert_eq!(cycle_pages(s(0), c, Some(s(100))), Some(11));
+        assert_eq!(cycle_pages(s(100), c, Some(s(100))), Some(1));
+        assert_eq!(cycle_pages(s(101), c, Some(s(100))), Some(0));
+        assert_eq!(cycle_pages(s(0), c, None), None);
     }
 
     #[test]
