@@ -46,7 +46,7 @@ CASES = [
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675' or 'ns2-1998'"),
     ({"tcp.newreno_recovery": "hoe"}, "tcp.newreno_recovery = 'hoe': not allowed; allowed values: 'rfc6582' or 'ns2-1998'"),
     ({"sim.seed": -1}, "sim.seed = -1: out of range: at least 0"),
-    ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': Input should be a valid boolean, unable to interpret input"),
+    ({"tcp.delayed_ack": "maybe"}, "tcp.delayed_ack = 'maybe': expected true or false"),
     ({"apps": []}, "apps: needs at least 1 item(s)"),
     ({"tcp": 5}, "tcp = 5: expected a table"),
     # A list element is named as validation names it, however it was written.

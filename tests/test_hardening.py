@@ -130,6 +130,7 @@ WEB = '{type="web",src="s0",dst="k0",%s}'
     (["--set", 'apps.0={type="burst",src="s0",dst="k0",flows=2,size="0B"}'], "apps[0].size = '0B': must be at least 1 byte"),
     (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be above 0s"),
     (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be above 0s"),
+    (["--set", 'topology.bottleneck.queue={type="red",mean_pkt="0B"}'], "topology.bottleneck.queue.mean_pkt = '0B': must be at least 1 byte"),
     (["--set", "trace.interval=0s"], "trace.interval = '0s': must be above 0s, or 'none' (no periodic samples)"),
     (["--set", "apps.0=" + WEB % 'cycle="0s"'], "apps[0].cycle = '0s': must be above 0s"),
     # A page every nanosecond for a minute: 6e10 pages of 4 connections

@@ -291,7 +291,7 @@ def test_a_sweep_file_given_to_run_and_a_scenario_given_to_sweep_say_so(tmp_path
     assert "  - sweep: unknown field; allowed fields here: sim, topology, tcp, apps, losses, trace; this is a sweep file's table: run a sweep file with tcplab sweep FILE\n" in r.output
     r = CliRunner().invoke(main, ["sweep", str(tmp_path / "base.toml")])
     assert r.exit_code == 2
-    assert ("  - topology: unknown field; allowed: sweep, base, factors, points; this is a scenario's table: run a scenario with "
+    assert ("  - topology: unknown field; allowed fields here: sweep, base, factors, points; this is a scenario's table: run a scenario with "
             "tcplab run FILE, or name it in sweep.scenario\n") in r.output  # fmt: skip
 
 
@@ -377,7 +377,17 @@ def test_bad_sweep_section(tmp_path) -> None:
     p = tmp_path / "s.toml"
     p.write_text('[sweep]\nscenario = "x.toml"\nreplication = 3\n')
     r = CliRunner().invoke(main, ["sweep", str(p)])
-    assert r.exit_code == 2 and "sweep.replication: unknown field; allowed: name, scenario, replications" in r.output
+    assert r.exit_code == 2 and "sweep.replication: unknown field; allowed fields here: name, scenario, replications" in r.output
+    # Bad values are named with the value and what is allowed, as a scenario's are.
+    p.write_text('[sweep]\nscenario = "x.toml"\nreplications = 0\nseed = "one"\ndesign = "grid"\n[factors]\n"tcp.iw" = 1\n')
+    r = CliRunner().invoke(main, ["sweep", str(p)])
+    assert r.exit_code == 2
+    assert r.output.splitlines()[1:] == [
+        "  - sweep.replications = 0: out of range: at least 1",
+        "  - sweep.seed = 'one': expected a whole number",
+        "  - sweep.design = 'grid': not allowed; allowed values: 'factorial' or 'points'",
+        "  - factors.tcp.iw = 1: expected a list",
+    ]
     (tmp_path / "sub").mkdir()
     p = tmp_path / "sub" / "s.toml"
     p.write_text('[sweep]\nscenario = "x.toml"\n[factors]\n"tcp.iw" = [1]\n')

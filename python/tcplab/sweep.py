@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FieldProblem, ScenarioError, SweepError
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
+from .scenario.loading import _problems_from
 
 
 class _M(BaseModel):
@@ -92,16 +93,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     try:
         sf = SweepFile.model_validate(raw)
     except ValidationError as e:
-        problems = []
-        for err in e.errors(include_url=False):
-            loc = ".".join(str(x) for x in err["loc"])
-            msg = "unknown field; allowed: sweep, base, factors, points" if err["type"] == "extra_forbidden" and len(err["loc"]) == 1 else err["msg"]
-            if err["loc"] == ("topology",):
-                msg += "; this is a scenario's table: run a scenario with tcplab run FILE, or name it in sweep.scenario"
-            if err["type"] == "extra_forbidden" and len(err["loc"]) == 2:
-                msg = "unknown field; allowed: " + ", ".join(SweepSection.model_fields)
-            problems.append(FieldProblem(loc, msg))
-        raise SweepError(problems, str(p)) from None
+        raise SweepError(_problems_from(e, raw, SweepFile), str(p)) from None
     s = sf.sweep
     if (s.scenario is None) == (sf.base is None):
         raise SweepError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))

@@ -580,8 +580,14 @@ impl QueueSpec {
                 if !(min_th >= 0.0 && max_th > min_th) {
                     return Err(invalid(format!("{}.queue.max_th", field()), "must be above min_th"));
                 }
-                if !((0.0..=1.0).contains(&max_p) && w_q > 0.0 && w_q <= 1.0) || mean_pkt_bytes == 0 {
-                    return Err(invalid(format!("{}.queue", field()), "max_p in [0, 1], w_q in (0, 1], mean_pkt positive"));
+                if !(0.0..=1.0).contains(&max_p) {
+                    return Err(invalid(format!("{}.queue.max_p", field()), "must be from 0 to 1"));
+                }
+                if !(w_q > 0.0 && w_q <= 1.0) {
+                    return Err(invalid(format!("{}.queue.w_q", field()), "must be above 0 and at most 1"));
+                }
+                if mean_pkt_bytes == 0 {
+                    return Err(invalid(format!("{}.queue.mean_pkt", field()), "must be at least 1 byte"));
                 }
                 let cfg = RedConfig { min_th, max_th, max_p, w_q, gentle, byte_mode, mean_pkt_bytes, limit: limit(limit_pkts, limit_bytes)? };
                 Ok(QueueDisc::Red(Box::new(Red::new(cfg, rate_bps, rng()))))

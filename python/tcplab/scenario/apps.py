@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, Field, model_validator
 from pydantic import PlainSerializer
 
 from .. import units
-from .fields import Duration, HostCount, PositiveDuration, PositiveInt, Size, TransferSize, TransferSizeOrInf, _Model
+from .fields import Duration, HostCount, PositiveDuration, PositiveInt, Size, PositiveSize, PositiveSizeOrInf, _Model
 from .tcp import TcpOverride
 
 START_HELP = "a start time such as '2s', or a range { type = 'uniform', min = '2s', max = '4s' } drawn from per seed"
@@ -86,7 +86,7 @@ class BulkApp(_Model):
     name: Optional[str] = None
     src: str
     dst: str
-    size: TransferSizeOrInf = "1MB"
+    size: PositiveSizeOrInf = "1MB"
     """Bytes to transfer, or 'inf'."""
     start: Start = "0s"
     request: Request = "0B"
@@ -99,7 +99,7 @@ class RepeatApp(_Model):
     name: Optional[str] = None
     src: str
     dst: str
-    size: TransferSize = "1MB"
+    size: PositiveSize = "1MB"
     start: Start = "0s"
     think: Think = "0s"
     count: Optional[PositiveInt] = None
@@ -229,7 +229,7 @@ class BurstApp(_Model):
     """More servers: the connections come from src and these in turn (connection i
     from [src, *extra_src][i mod their number]), so their packets interleave where
     the servers' paths meet, as a page's objects from several hosts do."""
-    size: Optional[TransferSize] = None
+    size: Optional[PositiveSize] = None
     """Bytes per connection (default 1MB); or give total."""
     total: Optional[Size] = None
     """Bytes of the whole burst, split evenly (the first total mod flows connections carry a byte more)."""

@@ -60,9 +60,9 @@ def _above_zero(message: str):
 
 #: A duration of which zero makes no sense: an RTO, a cycle of pages.
 PositiveDuration = Annotated[Duration, _above_zero("must be above 0s")]
-#: A transfer's bytes: a transfer of nothing would never start, so never end.
-TransferSize = Annotated[Size, _above_zero("must be at least 1 byte")]
-TransferSizeOrInf = Annotated[SizeOrInf, _above_zero("must be at least 1 byte, or 'inf'")]
+#: A size of which zero makes no sense: a transfer's (one of nothing would never start, so never end), a mean packet's.
+PositiveSize = Annotated[Size, _above_zero("must be at least 1 byte")]
+PositiveSizeOrInf = Annotated[SizeOrInf, _above_zero("must be at least 1 byte, or 'inf'")]
 QueueLimit = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.LIMIT_HELP)), _ser(_fmt_amount)]
 Window = Annotated[tuple[str, int], BeforeValidator(lambda v: units.parse_packets_or_bytes(v, units.WINDOW_HELP)), _ser(_fmt_amount)]
 Ssthresh = Annotated[Optional[tuple[str, int]], BeforeValidator(lambda v: _parse_ssthresh(v)), PlainSerializer(lambda v: _fmt_ssthresh(v))]

@@ -260,11 +260,11 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
-def _walk(loc: tuple[Any, ...]) -> tuple[str, Optional[type[BaseModel]]]:
-    """Render a pydantic location as `a.b[0].c`, dropping union tags, and
-    return the model class that holds the last element."""
+def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, Optional[type[BaseModel]]]:
+    """Render a pydantic location in `root` as `a.b[0].c`, dropping union
+    tags, and return the model class that holds the last element."""
     path = ""
-    current: Any = Scenario
+    current: Any = root
     parent: Optional[type[BaseModel]] = None
     for elem in loc:
         ann = _unwrap(current)
@@ -311,17 +311,32 @@ def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
     return True, node
 
 
-def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProblem]:
+#: Pydantic's type errors in the words of the other messages.
+_EXPECTED = {
+    "bool_type": "expected true or false", "bool_parsing": "expected true or false",
+    "int_type": "expected a whole number", "int_parsing": "expected a whole number", "int_from_float": "expected a whole number",
+    "float_type": "expected a number", "float_parsing": "expected a number",
+    "string_type": "expected text (a quoted string)",
+}  # fmt: skip
+
+#: An unknown top-level table that belongs to the other kind of file.
+_OTHER_FILE = {"sweep": "; this is a sweep file's table: run a sweep file with tcplab sweep FILE",
+               "topology": "; this is a scenario's table: run a scenario with tcplab run FILE, or name it in sweep.scenario"}  # fmt: skip
+
+
+def _problems_from(err: ValidationError, doc: dict[str, Any], root: type[BaseModel] = Scenario) -> list[FieldProblem]:
+    """Each error of `err` (validating `doc` as `root`: a scenario, or a sweep
+    file) as the field's path, its value and what is allowed."""
     out: list[FieldProblem] = []
     for e in err.errors(include_url=False):
         loc = tuple(e["loc"])
         kind = e["type"]
-        path, parent = _walk(loc)
+        path, parent = _walk(loc, root)
         has, value = _lookup(doc, loc)
         ctx = e.get("ctx") or {}
         if kind == "extra_forbidden":
             allowed = ", ".join(_field_names(parent)) if parent else "see the README's scenario file reference"
-            hint = "; this is a sweep file's table: run a sweep file with tcplab sweep FILE" if loc == ("sweep",) else ""
+            hint = _OTHER_FILE.get(loc[0], "") if len(loc) == 1 and loc[0] not in root.model_fields else ""
             out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}{hint}"))
             continue
         if kind == "missing":
@@ -343,6 +358,8 @@ def _problems_from(err: ValidationError, doc: dict[str, Any]) -> list[FieldProbl
             msg = "expected a table"
         elif kind == "list_type":
             msg = "expected a list"
+        elif kind in _EXPECTED:
+            msg = _EXPECTED[kind]
         elif kind in ("less_than_equal", "greater_than_equal", "less_than", "greater_than"):
             bound = {"less_than_equal": ("at most", "le"), "greater_than_equal": ("at least", "ge"), "less_than": ("below", "lt"),
                      "greater_than": ("above", "gt")}[kind]  # fmt: skip

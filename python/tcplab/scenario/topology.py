@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from .fields import Duration, HostCount, QueueLimit, Rate, Size, _Model
+from .fields import Duration, HostCount, PositiveSize, QueueLimit, Rate, Size, _Model
 
 # ---------------------------------------------------------------- queues
 
@@ -41,7 +41,7 @@ class RedQueue(_Model):
     w_q: Annotated[float, Field(gt=0.0, le=1.0)] = 0.002
     gentle: bool = True
     mode: Literal["packets", "bytes"] = "packets"
-    mean_pkt: Size = "500B"
+    mean_pkt: PositiveSize = "500B"
     """Mean packet size: the idle-time decay of the average, and byte-mode scaling."""
 
     @model_validator(mode="after")
