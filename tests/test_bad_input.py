@@ -176,3 +176,33 @@ def test_a_route_longer_than_65535_links_is_refused() -> None:
     with pytest.raises(tcplab.ScenarioError) as exc:
         tcplab.run(sc)
     assert str(exc.value) == "invalid scenario: apps[0]: the route from \"n0\" to \"n65536\" has 65536 links; at most 65535 are allowed"
+
+
+def test_the_python_api_says_what_a_scenario_and_overrides_are() -> None:
+    # A list of FIELD=VALUE strings gave "dictionary update sequence element #0 has length 8".
+    with pytest.raises(TypeError, match=r"^overrides map field paths to values, such as \{'tcp.iw': 4\}; got list$"):
+        tcplab.run(BASE, overrides=["tcp.iw=4"])
+    with pytest.raises(TypeError, match="^a scenario is a TOML file's path, a dictionary or a tcplab.Scenario, not int$"):
+        tcplab.load(42)
+    # load takes a Scenario too, as run does: itself, or a copy with the overrides.
+    sc = tcplab.load(BASE)
+    assert tcplab.load(sc) is sc
+    assert tcplab.load(sc, {"tcp.iw": 4}, seed=9).to_core() == tcplab.load(BASE, {"tcp.iw": 4}, seed=9).to_core()
+
+
+@pytest.mark.parametrize("command", [["run"], ["sweep"], ["plot", "cwnd"]])
+def test_a_results_store_or_binary_file_given_as_a_scenario_exits_2(tmp_path, command) -> None:
+    # It was read as UTF-8 text: a UnicodeDecodeError traceback.
+    import duckdb
+
+    store = tmp_path / "results.duckdb"
+    duckdb.connect(str(store)).close()
+    binary = tmp_path / "x.toml"
+    binary.write_bytes(b"\x00\x01\xfe\xff" * 8)
+    kind = "sweep" if command == ["sweep"] else "scenario"
+    out = ["-o", str(tmp_path / "f.png")] if command[0] == "plot" else []
+    for path, what in [(store, "a DuckDB file (a results store: read it with tcplab analyze, export or plot)"),
+                       (binary, "not UTF-8 text (byte 0xfe at offset 2)")]:  # fmt: skip
+        r = subprocess.run([sys.executable, "-m", "tcplab.cli", *command, str(path), *out], capture_output=True, text=True)
+        assert r.returncode == 2
+        assert r.stderr == f"error: invalid {kind} in {path}: {kind}: not a TOML file: {what}\n"

@@ -410,7 +410,10 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     doc = json.loads(r.output)
     assert sum(v["fraction"] for v in doc["variation"]) == pytest.approx(1.0)
     r = CliRunner().invoke(main, ["analyze", store, "--by", "cc", "--metric", "nope"])
-    assert r.exit_code == 2 and "unknown metric; allowed:" in r.output
+    assert r.exit_code == 2 and r.output.startswith("error: --metric 'nope': unknown metric; allowed:")
+    # plot names the option the metric came by.
+    r = CliRunner().invoke(main, ["plot", store, "--x", "cc", "--y", "nope", "-o", str(tmp_path / "f.png")])
+    assert r.exit_code == 2 and r.output.startswith("error: --y 'nope': unknown metric; allowed:")
     r = CliRunner().invoke(main, ["analyze", store, "--by", "cc", "--metric", "page_delay_s"])  # the sweep has no web pages
     assert r.exit_code == 2 and r.output.endswith("(s)): no run of sweep sweep has a value\n")
     r = CliRunner().invoke(main, ["export", store, "--format", "parquet", "--out", str(tmp_path / "pq")])

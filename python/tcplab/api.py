@@ -305,10 +305,7 @@ def run(
     a bad scenario, naming each bad field.
     """
     with no_gc():
-        if isinstance(scenario, Scenario):
-            sc = scenario if not (overrides or seed is not None) else load(scenario.model_dump(by_alias=True, mode="json"), overrides, seed)
-        else:
-            sc = load(scenario, overrides, seed)
+        sc = load(scenario, overrides, seed)
     pcap_dir = None
     if pcap is not None or sc.trace.pcap:
         if not sc.trace.pcap:

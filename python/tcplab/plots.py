@@ -229,11 +229,14 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
     sc = _checked(doc, apps)
     if kind == "seq":
         # The bottleneck by default: a dumbbell's r0->r1, the wireless link toward the client.
+        given = link
         link = link or {"dumbbell": "r0->r1", "wireless": "gw->m0"}.get(sc.topology.type)
+        names = sorted(sc.link_names()) if link is None or link not in sc.link_names() else []
+        shown = ", ".join(names[:10]) + (f", ... ({len(names)} link directions)" if len(names) > 10 else "")
         if link is None:
-            names = sorted(sc.link_names())
-            shown = ", ".join(names[:10]) + (f", ... ({len(names)} link directions)" if len(names) > 10 else "")
             raise UsageError([FieldProblem("--link", f"required for an explicit topology; its links: {shown}")])
+        if names:
+            raise UsageError([FieldProblem("--link", f"no such link; links: {shown}", given, True)])
         doc = apply_overrides(doc, {"trace.links": [link]})
         return seq_plot(run(doc), out, apps, link)
     if kind == "cwnd":
@@ -266,7 +269,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         raise UsageError([FieldProblem("--stat", "allowed: mean, median", stat, True)])
     st = Store(store_path, read_only=True)
     try:
-        df = st.metric_table(y, sweep)
+        df = st.metric_table(y, sweep, option="--y")
     finally:
         st.close()
     cols = [c for c in df.columns if c != y]

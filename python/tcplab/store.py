@@ -412,14 +412,15 @@ class Store:
             raise StoreError(f"--sweep {sweep!r}: no such sweep in {self.path}; its sweeps: {listing or '(none)'}")
         return sweep
 
-    def metric_table(self, metric: str, sweep: str | None = None) -> pd.DataFrame:
+    def metric_table(self, metric: str, sweep: str | None = None, option: str = "--metric") -> pd.DataFrame:
         """One row per successful run of sweep `sweep` (the store's only
         sweep when None; see :meth:`pick_sweep`), as the sweep was last
         defined: run_id, rep, seed, every factor (short and full names),
-        and the metric's value."""
+        and the metric's value. `option` names the metric in error messages
+        (the command-line option that gave it)."""
         known = {r[0] for r in self.con.execute("SELECT DISTINCT metric FROM metrics").fetchall()}
         if metric not in known:
-            raise StoreError(f"--metric {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}")
+            raise StoreError(f"{option} {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}")
         name = self.pick_sweep(sweep)
         runs = self.con.execute(
             f"SELECT s.run_id, s.rep, s.seed, s.factors, m.value FROM ({self._members()}) s JOIN runs r USING (run_id) JOIN metrics m USING (run_id) "
@@ -428,7 +429,7 @@ class Store:
         ).df()
         if len(runs) and runs.value.isna().all():
             what = f" ({METRICS[metric]})" if metric in METRICS else ""
-            raise StoreError(f"--metric {metric!r}{what}: no run of sweep {name} has a value")
+            raise StoreError(f"{option} {metric!r}{what}: no run of sweep {name} has a value")
         facs = pd.DataFrame([{k: _label(v) for k, v in json.loads(f).items()} for f in runs.factors], index=runs.index)
         declared = self._declared_levels(name)
         for col in facs.columns:

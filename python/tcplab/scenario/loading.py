@@ -12,6 +12,7 @@ import tomllib
 import types
 import typing
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Annotated, Any, Optional, Union
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -19,6 +20,15 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ..errors import FieldProblem, ScenarioError, field_path
 from .apps import App
 from .model import Scenario
+
+def _is_duckdb(p: Path) -> bool:
+    """Whether the file starts as a DuckDB database does ('DUCK' at offset 8)."""
+    try:
+        with p.open("rb") as f:
+            return f.read(12)[8:12] == b"DUCK"
+    except OSError:
+        return False
+
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     p = Path(path)
@@ -28,6 +38,9 @@ def read_toml(path: str | Path) -> dict[str, Any]:
         raise ScenarioError(f"file not found: {p}") from None
     except OSError as e:
         raise ScenarioError(f"cannot read {p}: {e.strerror}") from None
+    except UnicodeDecodeError as e:
+        what = "a DuckDB file (a results store: read it with tcplab analyze, export or plot)" if _is_duckdb(p) else f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})"
+        raise ScenarioError(f"not a TOML file: {what}", source=str(p)) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -221,12 +234,21 @@ def _tuple_getter(keys: list[str]) -> Any:
     return lambda d: ()
 
 
-def load(source: str | Path | dict[str, Any], overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
-    """Load a scenario from a TOML path or a dictionary, apply overrides and validate it."""
-    if isinstance(source, dict):
+def load(source: str | Path | dict[str, Any] | Scenario, overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
+    """Load a scenario from a TOML path, a dictionary or a :class:`Scenario`,
+    apply overrides and validate it."""
+    if isinstance(source, Scenario):
+        if not overrides and seed is None:
+            return source
+        doc, where = source.model_dump(by_alias=True, mode="json"), None
+    elif isinstance(source, dict):
         doc, where = source, None
-    else:
+    elif isinstance(source, (str, Path)):
         doc, where = read_toml(source), str(source)
+    else:
+        raise TypeError(f"a scenario is a TOML file's path, a dictionary or a tcplab.Scenario, not {type(source).__name__}")
+    if overrides is not None and not isinstance(overrides, Mapping):
+        raise TypeError(f"overrides map field paths to values, such as {{'tcp.iw': 4}}; got {type(overrides).__name__}")
     over = dict(overrides or {})
     if seed is not None:
         over["sim.seed"] = seed
