@@ -206,3 +206,20 @@ def test_a_results_store_or_binary_file_given_as_a_scenario_exits_2(tmp_path, co
         r = subprocess.run([sys.executable, "-m", "tcplab.cli", *command, str(path), *out], capture_output=True, text=True)
         assert r.returncode == 2
         assert r.stderr == f"error: invalid {kind} in {path}: {kind}: not a TOML file: {what}\n"
+
+
+def test_an_explicit_links_ubr_queue_and_reverse_are_checked_where_they_are_written() -> None:
+    links = [{"from": "a", "to": "b", "rate": "10Mbps"}, {"from": "b", "to": "c", "rate": "10Mbps", "atm": True, "queue": {"type": "ubr", "buffer": 100}}]
+    doc = {"topology": {"type": "explicit", "nodes": ["a", "b", "c"], "links": links}, "apps": [{"type": "bulk", "src": "a", "dst": "c"}]}
+    tcplab.load(doc)
+    for link, message in [
+        # The core refused these as links[1].queue, a number the scenario does not show.
+        ({"reverse": {"queue": {"type": "ubr", "buffer": 5}}}, "reverse.queue is a ubr (cell) queue: set atm = true on this link"),
+        ({"queue": {"type": "ubr", "buffer": 5}}, "queue is a ubr (cell) queue: set atm = true on this link"),
+        # A reverse direction that duplex = false leaves out was ignored.
+        ({"duplex": False, "reverse": {"rate": "2Mbps"}}, "reverse sets the other direction, which duplex = false leaves out: drop one of them"),
+    ]:  # fmt: skip
+        bad = {**doc, "topology": {**doc["topology"], "links": [{**links[0], **link}, links[1]]}}
+        with pytest.raises(tcplab.ScenarioError) as e:
+            tcplab.load(bad)
+        assert [(p.field, p.message) for p in e.value.problems] == [("topology.links[0]", message)]

@@ -153,6 +153,15 @@ class ExplicitLink(_Model):
     reverse: Optional[LinkOverride] = None
     """Settings of the reverse direction that differ from this one."""
 
+    @model_validator(mode="after")
+    def _consistent(self) -> "ExplicitLink":
+        if self.reverse is not None and not self.duplex:
+            raise ValueError("reverse sets the other direction, which duplex = false leaves out: drop one of them")
+        for name, q in (("queue", self.queue), ("reverse.queue", self.reverse.queue if self.reverse else None)):
+            if isinstance(q, UbrQueue) and not self.atm:
+                raise ValueError(f"{name} is a ubr (cell) queue: set atm = true on this link")
+        return self
+
 
 class Explicit(_Model):
     type: Literal["explicit"]
