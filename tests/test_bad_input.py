@@ -223,3 +223,27 @@ def test_an_explicit_links_ubr_queue_and_reverse_are_checked_where_they_are_writ
         with pytest.raises(tcplab.ScenarioError) as e:
             tcplab.load(bad)
         assert [(p.field, p.message) for p in e.value.problems] == [("topology.links[0]", message)]
+
+
+@pytest.mark.parametrize("dist, message", [
+    ({"type": "lognormal", "median": "0B", "sigma": 1}, "apps[0].primary.median = '0B': must be at least 1 byte"),
+    ({"type": "pareto", "median": "2kB", "shape": 1.2, "max": "1kB"}, "apps[0].primary: max (1kB) must not be below the median (2kB)"),
+    ({"type": "empirical", "points": [[100, 0.5], [50, 1.0]]},
+     "apps[0].primary: points: point 2 (50, 1) goes below point 1 (100, 0.5); sizes and probabilities must not decrease"),
+    # A distribution that stopped short of 1 gave the last size for every draw above it.
+    ({"type": "empirical", "points": [[100, 0.5], [200, 0.9]]},
+     "apps[0].primary: points: the last cumulative probability is 0.9; a distribution function ends at 1"),
+    # A missing file was a FileNotFoundError traceback.
+    ({"type": "empirical", "file": "nonexistent.csv"}, "apps[0].primary: file 'nonexistent.csv': no such file (a path relative to the working directory)"),
+    ({"type": "empirical", "file": "sizes.csv"}, "apps[0].primary: file 'sizes.csv': line 3: expected 'bytes,cdf', got '2000;1.0'"),
+])  # fmt: skip
+def test_a_web_size_distribution_is_checked_with_its_file(tmp_path, monkeypatch, dist, message) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sizes.csv").write_text("bytes,cdf\n1000,0.5\n2000;1.0\n")
+    sc = dumbbell(apps=[{"type": "web", "src": "s0", "dst": "k0", "primary": dist, "pages": 1}])
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load(sc)
+    assert str(e.value) == f"invalid scenario: {message}"
+    (tmp_path / "sizes.csv").write_text("bytes,cdf\n# Mah's median\n1000,0.5\n\n2000,1.0\n")
+    ok = tcplab.load(dumbbell(apps=[{"type": "web", "src": "s0", "dst": "k0", "primary": {"type": "empirical", "file": "sizes.csv"}, "pages": 1}]))
+    assert ok.to_core()["apps"][0]["web"]["primary"] == {"type": "empirical", "points": [(1000.0, 0.5), (2000.0, 1.0)]}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
 
 from pydantic import PlainSerializer
 
@@ -117,45 +117,89 @@ class ConstantSize(_Model):
     size: Size
 
 
+def _max_not_below_median(d: Any) -> Any:
+    if d.max < d.median:
+        raise ValueError(f"max ({units.format_size(d.max)}) must not be below the median ({units.format_size(d.median)})")
+    return d
+
+
 class LognormalSize(_Model):
     type: Literal["lognormal"]
-    median: Size
+    median: PositiveSize
     sigma: Annotated[float, Field(ge=0.0)]
     max: Size = "10MB"
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Any:
+        return _max_not_below_median(self)
 
 
 class ParetoSize(_Model):
     type: Literal["pareto"]
-    median: Size
+    median: PositiveSize
     shape: Annotated[float, Field(gt=0.0)]
     """Tail index alpha; 1.0-1.2 for web objects (Crovella and Bestavros 1996)."""
     max: Size = "10MB"
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Any:
+        return _max_not_below_median(self)
 
 
 class EmpiricalSize(_Model):
     type: Literal["empirical"]
     points: list[tuple[Size, Annotated[float, Field(ge=0.0, le=1.0)]]] = []
-    """(size, cumulative probability) pairs, both non-decreasing."""
+    """(size, cumulative probability) pairs, both non-decreasing, the last probability 1."""
     file: Optional[str] = None
     """A CSV file of 'bytes,cdf' lines (relative to the working directory), instead of points."""
+    _read: list[tuple[float, float]] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
     def _one_source(self) -> "EmpiricalSize":
         if bool(self.points) == bool(self.file):
             raise ValueError("give either points or a file")
+        pts = [(float(b), float(c)) for b, c in self.points] if self.points else _read_cdf(self.file)  # type: ignore[arg-type]
+        where = "points" if self.points else f"file {self.file!r}"
+        for k in range(1, len(pts)):
+            if pts[k][0] < pts[k - 1][0] or pts[k][1] < pts[k - 1][1]:
+                raise ValueError(f"{where}: point {k + 1} {_pt(pts[k])} goes below point {k} {_pt(pts[k - 1])}; sizes and probabilities must not decrease")
+        for k, p in enumerate(pts):
+            if not 0.0 <= p[1] <= 1.0:
+                raise ValueError(f"{where}: point {k + 1} {_pt(p)}: a cumulative probability must be within [0, 1]")
+        if pts[-1][1] != 1.0:
+            raise ValueError(f"{where}: the last cumulative probability is {pts[-1][1]:g}; a distribution function ends at 1")
+        self._read = pts
         return self
 
     def cdf_points(self) -> list[tuple[float, float]]:
-        if self.points:
-            return [(float(b), float(c)) for b, c in self.points]
-        out = []
-        for line in Path(self.file).read_text().splitlines():  # type: ignore[arg-type]
-            line = line.strip()
-            if not line or line.startswith("#") or line[0].isalpha():
-                continue
-            b, c = line.split(",")[:2]
-            out.append((float(b), float(c)))
-        return out
+        return self._read
+
+
+def _pt(p: tuple[float, float]) -> str:
+    return f"({p[0]:g}, {p[1]:g})"
+
+
+def _read_cdf(file: str) -> list[tuple[float, float]]:
+    """The 'bytes,cdf' lines of a CSV file (a header line, blank lines and # comments skipped)."""
+    try:
+        text = Path(file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ValueError(f"file {file!r}: no such file (a path relative to the working directory)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"file {file!r}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#") or line[0].isalpha():
+            continue
+        try:
+            b, c = (float(x) for x in line.split(",")[:2])
+        except ValueError:
+            raise ValueError(f"file {file!r}: line {n}: expected 'bytes,cdf', got {line!r}") from None
+        out.append((b, c))
+    if not out:
+        raise ValueError(f"file {file!r}: no 'bytes,cdf' lines")
+    return out
 
 
 SizeDist = Annotated[Union[ConstantSize, LognormalSize, ParetoSize, EmpiricalSize], Field(discriminator="type")]
