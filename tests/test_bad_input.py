@@ -247,3 +247,18 @@ def test_a_web_size_distribution_is_checked_with_its_file(tmp_path, monkeypatch,
     (tmp_path / "sizes.csv").write_text("bytes,cdf\n# Mah's median\n1000,0.5\n\n2000,1.0\n")
     ok = tcplab.load(dumbbell(apps=[{"type": "web", "src": "s0", "dst": "k0", "primary": {"type": "empirical", "file": "sizes.csv"}, "pages": 1}]))
     assert ok.to_core()["apps"][0]["web"]["primary"] == {"type": "empirical", "points": [(1000.0, 0.5), (2000.0, 1.0)]}
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"closed_loop": True}, "closed_loop applies to pages every cycle: give cycle too, or leave closed_loop out"),
+    ({"cycle": "2s", "think": "1s"}, "think has no effect with cycle (pages start a cycle apart): leave one of them out"),
+    ({"cycle": "2s", "think_from": "start"}, "think_from has no effect with cycle (pages start a cycle apart): leave one of them out"),
+    ({"http": "1.1", "persistent": True, "embedded_start": "with_primary"},
+     "embedded_start has no effect on a persistent client (each page is one reply): leave it out"),
+])  # fmt: skip
+def test_a_web_field_given_where_it_has_no_effect_is_refused(fields, message) -> None:
+    # Each ran as if the field were not there.
+    sc = dumbbell(duration="5s", tcp={"handshake": False}, apps=[{"type": "web", "src": "s0", "dst": "k0", **fields}])
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load(sc)
+    assert [(p.field, p.message) for p in e.value.problems] == [("apps[0]", message)]

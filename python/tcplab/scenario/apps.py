@@ -261,6 +261,20 @@ class WebApp(_Model):
             raise ValueError(f"persistent needs http = '1.1' (got '{self.http}'): HTTP/1.0 opens a connection per object")
         return self
 
+    @model_validator(mode="after")
+    def _no_field_without_effect(self) -> "WebApp":
+        # A field given where it has no effect is a misreading of the model: refused, not ignored.
+        given = self.model_fields_set
+        if self.closed_loop and self.cycle is None:
+            raise ValueError("closed_loop applies to pages every cycle: give cycle too, or leave closed_loop out")
+        if self.cycle is not None:
+            for name in ("think", "think_from"):
+                if name in given:
+                    raise ValueError(f"{name} has no effect with cycle (pages start a cycle apart): leave one of them out")
+        if self.persistent and "embedded_start" in given:
+            raise ValueError("embedded_start has no effect on a persistent client (each page is one reply): leave it out")
+        return self
+
 
 class BurstApp(_Model):
     type: Literal["burst"]
