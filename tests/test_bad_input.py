@@ -262,3 +262,11 @@ def test_a_web_field_given_where_it_has_no_effect_is_refused(fields, message) ->
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.load(sc)
     assert [(p.field, p.message) for p in e.value.problems] == [("apps[0]", message)]
+
+
+def test_trace_apps_without_samples_is_refused() -> None:
+    # It recorded nothing, without a word.
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load({**BASE, "trace": {"apps": ["app0"]}})
+    assert [(p.field, p.message) for p in e.value.problems] == [("trace", "apps chooses whose samples are taken: give interval, on_change or web100 too")]
+    assert len(tcplab.run({**BASE, "trace": {"apps": ["app0"], "on_change": True}}).traces) > 0

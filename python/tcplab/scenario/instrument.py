@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, model_validator
 
 from .fields import DurationOrNone, PositiveInt, _above_zero, _Model
 
@@ -48,6 +48,12 @@ class Trace(_Model):
     web100: bool = False
     """Each periodic sample also writes a row of web100 / RFC 4898 variables
     (Result.web100); the interval defaults to 10 ms, as web100's."""
+
+    @model_validator(mode="after")
+    def _apps_need_samples(self) -> "Trace":
+        if self.apps and self.interval is None and not self.on_change and not self.web100:
+            raise ValueError("apps chooses whose samples are taken: give interval, on_change or web100 too")
+        return self
 
     def interval_ns(self) -> Optional[int]:
         """The sampling interval: as given, or 10 ms for web100."""
