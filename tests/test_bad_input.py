@@ -270,3 +270,15 @@ def test_trace_apps_without_samples_is_refused() -> None:
         tcplab.load({**BASE, "trace": {"apps": ["app0"]}})
     assert [(p.field, p.message) for p in e.value.problems] == [("trace", "apps chooses whose samples are taken: give interval, on_change or web100 too")]
     assert len(tcplab.run({**BASE, "trace": {"apps": ["app0"], "on_change": True}}).traces) > 0
+
+
+def test_a_loss_rule_for_handshake_packets_needs_a_handshake() -> None:
+    # It dropped nothing, without a word.
+    rule = {"link": "r1->r0", "kind": "syn", "packets": [1]}
+    for extra, message in [({}, "no application sends such packets: they come with tcp.handshake, which is off"),
+                           ({"app": "app0"}, "application 'app0' sends no such packets: they come with tcp.handshake, which is off for it")]:  # fmt: skip
+        with pytest.raises(tcplab.ScenarioError) as e:
+            tcplab.load({**BASE, "losses": [{**rule, **extra}]})
+        assert [(p.field, p.message) for p in e.value.problems] == [("losses[0].kind", message)]
+    res = tcplab.run({**BASE, "tcp": {"handshake": True}, "losses": [rule]})
+    assert res.flows.syn_sent.iloc[0] == 2

@@ -148,6 +148,13 @@ class Scenario(_Model):
                 out.append(FieldProblem(f"losses[{i}].app", f"unknown application; allowed: {_short_list(app_names)}", l.app, True))
             if not l.packets and l.rate == 0.0:
                 out.append(FieldProblem(f"losses[{i}]", "drops nothing: give packets = [...] or a rate"))
+            if l.kind in ("syn", "synack", "request", "close"):
+                # Packets of the handshake: only applications with tcp.handshake send them.
+                whose = [k for k in range(len(self.apps)) if l.app is None or app_names[k] == l.app]
+                if whose and not any(self.tcp_for(k).handshake for k in whose):
+                    who = f"application {l.app!r} sends no" if l.app is not None else "no application sends"
+                    out.append(FieldProblem(f"losses[{i}].kind", f"{who} such packets: they come with tcp.handshake, which is off"
+                                            f"{' for it' if l.app is not None else ''}", l.kind, True))
         for k, name in enumerate(self.trace.apps):
             if name not in app_names:
                 out.append(FieldProblem(f"trace.apps[{k}]", f"unknown application; allowed: {_short_list(app_names)}", name, True))
