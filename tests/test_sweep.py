@@ -731,3 +731,24 @@ def test_a_store_of_an_earlier_table_shape_takes_new_runs(tmp_path) -> None:
     rows = con.execute("SELECT aborted IS NULL, count(*) FROM flows GROUP BY ALL ORDER BY ALL").fetchall()
     con.close()
     assert rows[1] == (True, before) and rows[0][0] is False and rows[0][1] > 0  # the new run's flows have it
+
+
+def test_sweep_from_configs_checks_its_arguments_and_names_a_bad_configuration(tmp_path) -> None:
+    from tcplab.errors import SweepError
+    from tcplab.sweep import sweep_from_configs
+
+    base = tcplab.scenario.read_toml(write_sweep(tmp_path).parent / "base.toml")
+    store = str(tmp_path / "s.duckdb")
+    # Zero replications and no configurations made a sweep of no runs; a bare scenario, an unpacking error.
+    with pytest.raises(ValueError, match=r"^replications must be a whole number, at least 1; got 0$"):
+        sweep_from_configs("t", store, [({"iw": 1}, base)], 0)
+    with pytest.raises(ValueError, match=r"^configs is empty"):
+        sweep_from_configs("t", store, [], 1)
+    with pytest.raises(TypeError, match=r"^configs\[0\]: expected a \(factor levels, scenario dictionary\) pair of dicts; got tuple$"):
+        sweep_from_configs("t", store, [(base,)], 1)  # type: ignore[list-item]
+    with pytest.raises(tcplab.ScenarioError) as e:
+        sweep_from_configs("t", store, [({"iw": 1}, base), ({"iw": 2}, {**base, "tcp": {"iw": 0}})], 1)
+    assert str(e.value).startswith("invalid scenario in t, configuration (iw=2): tcp.iw = 0: ")
+    with pytest.raises(SweepError) as e:
+        sweep_from_configs("t", store, [({"iw": 1}, {**base, "trace": {"pcap": ["r0->r1"]}})], 1)
+    assert str(e.value) == "invalid sweep in t: configuration (iw=1): trace.pcap = ['r0->r1']: captures are written by single runs, not sweeps"

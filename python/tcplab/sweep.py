@@ -244,13 +244,21 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     run is simulated and stored once, and counted under both), as a
     study's one-at-a-time sensitivity rows do where a variant leaves a
     configuration as it was."""
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise ValueError(f"replications must be a whole number, at least 1; got {replications!r}")
+    if not configs:
+        raise ValueError("configs is empty: a sweep needs at least one (factor levels, scenario) pair")
+    for ci, c in enumerate(configs):
+        if not (isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], dict) and isinstance(c[1], dict)):
+            raise TypeError(f"configs[{ci}]: expected a (factor levels, scenario dictionary) pair of dicts; got {type(c).__name__}")
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
     for ci, (levels, doc) in enumerate(configs):
-        sc = validate(doc)
+        lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
+        sc = validate(doc, f"{name}, configuration ({lv})")
         if sc.trace.pcap:
-            raise SweepError([FieldProblem("trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)])
+            raise SweepError([FieldProblem(f"configuration ({lv}): trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)], name)
         config_id = _hash(levels)
         for rep in range(replications):
             core = sc.to_core()

@@ -134,7 +134,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
         # run is shared, not refused.
         sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=sweep_seed(overrides), shared_runs=True)
     except ScenarioError as e:
-        raise ScenarioError(e.problems, e.source or (f"{study} with --set" if overrides else None)) from None
+        raise ScenarioError(e.problems, f"{study} with --set" if overrides else e.source) from None
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
     return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs),
