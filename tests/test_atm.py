@@ -103,6 +103,12 @@ def test_the_efficiency_capacity_c_for_each_mss() -> None:
     assert goyal98.capacity_bps(9180) == pytest.approx(45e6 * 9180 / (193 * 53))
     assert round(goyal98.capacity_bps(1024) / 1e6, 2) == 37.80
     assert round(goyal98.capacity_bps(9180) / 1e6, 2) == 40.39
+    # A variation's fields change C: it was the T3's with the study's MSS whatever was set.
+    assert goyal98.link_capacity("wan")[0] == goyal98.capacity_bps(1024)
+    assert goyal98.link_capacity("geo", {"tcp.mss": "4000B"}) == (
+        pytest.approx(45e6 * 4000 / (85 * 53)), {"mss": 4000, "header": 40, "rate_bps": 45_000_000, "atm": True})
+    assert goyal98.link_capacity("meo", {"topology.bottleneck.rate": "90Mbps"})[0] == pytest.approx(2 * goyal98.capacity_bps(9180))
+    assert goyal98.capacity_bps(1460, atm=False) == pytest.approx(45e6 * 1460 / 1500)
 
 
 def test_fluid_shares_water_fill_at_every_instant() -> None:

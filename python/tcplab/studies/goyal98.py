@@ -153,11 +153,36 @@ def configurations(tcp: dict[str, Any] | None = None, closed_loop: bool = False,
 # Metrics.
 
 
-def capacity_bps(mss: int) -> float:
+def capacity_bps(mss: int, header: int = HEADER, rate_bps: int = T3_BPS, atm: bool = True) -> float:
     """C: the most TCP goodput the T3 carries with `mss`-byte segments: each
-    segment of MSS + 40 header bytes takes ceil((MSS + 40 + 16) / 48) cells of 53 bytes."""
-    cells = -(-(mss + HEADER + 16) // 48)
-    return T3_BPS * mss / (cells * 53)
+    segment of MSS + 40 header bytes takes ceil((MSS + 40 + 16) / 48) cells
+    of 53 bytes. (With another rate, header or no ATM, as a variation sets
+    them: without ATM a segment is MSS + header bytes on the link.)"""
+    if not atm:
+        return rate_bps * mss / (mss + header)
+    cells = -(-(mss + header + 16) // 48)
+    return rate_bps * mss / (cells * 53)
+
+
+def link_capacity(link: str, overrides: dict[str, Any] | None = None) -> tuple[float, dict[str, Any]]:
+    """C on `link` as the study's scenario has it, with a variation's
+    fields set (`tcplab reproduce goyal98 --set tcp.mss=...` changes C),
+    and what it was computed from: mss, header, rate_bps, atm."""
+    import json
+
+    from ..scenario import apply_overrides, validate
+
+    key = (link, json.dumps(overrides or {}, sort_keys=True))
+    if key not in _CAPACITY:
+        doc = scenario(link, "reno", LINKS[link]["buffers"][0], "epd")
+        sc = validate(apply_overrides(doc, dict(overrides or {})))
+        tcp = sc.tcp_for(0)
+        what = {"mss": tcp.mss, "header": tcp.header, "rate_bps": sc.topology.bottleneck.rate, "atm": sc.topology.atm}  # type: ignore[union-attr]
+        _CAPACITY[key] = (capacity_bps(**what), what)
+    return _CAPACITY[key]
+
+
+_CAPACITY: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
 
 
 def waterfill(demand: Any, capacity: float) -> "Any":
@@ -228,8 +253,9 @@ def run_metrics(x_bps: Any, demand_bps: Any, capacity: float) -> dict[str, float
     }
 
 
-def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
-    """One row per run of `run_ids`: its factors, efficiency and fairness."""
+def per_run(store: str, run_ids: "Sequence[str]", overrides: dict[str, Any] | None = None) -> "pd.DataFrame":
+    """One row per run of `run_ids`: its factors, efficiency and fairness
+    (against the C of each link with `overrides`, a variation's fields, set)."""
     import json
 
     from ..store import open_read
@@ -249,10 +275,13 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
     both = got.merge(asked, on=["run_id", "app"], how="outer").fillna(0.0)
     by_run = dict(tuple(pages.groupby("run_id")))
     rows = []
+    caps: dict[str, float] = {}
     for r in runs.itertuples(index=False):
         f = json.loads(r.factors)
         g = both[both.run_id == r.run_id].sort_values("app")
-        t, cap = float(r.sim_seconds), capacity_bps(LINKS[f["link"]]["mss"])
+        if f["link"] not in caps:
+            caps[f["link"]] = link_capacity(f["link"], overrides)[0]
+        t, cap = float(r.sim_seconds), caps[f["link"]]
         m = run_metrics(g.got * 8 / t, g.asked * 8 / t, cap)
         # The same index against a time-resolved reference: each client's
         # share of an ideal max-min fair server given when its pages came.
@@ -473,7 +502,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: di
             for levels, sc in cfgs:
                 sc["tcp"]["window"] = f"{kw['window'] * bdp_bytes(levels['link'])}B"
         run = run_configs("goyal98", cfgs, 1, False, out, jobs, progress, variant="-" + name.split()[0].lower(), overrides=overrides)
-        per = per_run(run.store, run.run_ids)
+        per = per_run(run.store, run.run_ids, run.overrides)
         an = analyses(per)
         alloc, cl = allocation_checks(an), claims(per, an)
         rows.append({
@@ -616,6 +645,8 @@ def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Chec
 
 def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], meta: dict[str, Any], figs: list[Path], cost: dict[str, float],
            sens: "pd.DataFrame | None" = None) -> str:  # fmt: skip
+    import json
+
     import pandas as pd
 
     held = sum(ok for _, ok, _ in cl)
@@ -642,11 +673,19 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
         "## Efficiency's C",
         "",
     ]
-    for mss in sorted({s["mss"] for s in LINKS.values()}):
-        cells = -(-(mss + HEADER + 16) // 48)
-        lines.append(f"- MSS {mss} B: a segment is {mss + HEADER} B of IP, plus 16 B of LLC/SNAP and AAL5 trailer, "
-                     f"= {mss + HEADER + 16} B in {cells} cells of 53 B = {cells * 53} B on the T3; "
-                     f"C = 45 Mb/s x {mss} / {cells * 53} = {capacity_bps(mss) / 1e6:.2f} Mb/s.")  # fmt: skip
+    alike: dict[str, list[str]] = {}  # links with the same C arithmetic, listed once
+    for link in LINKS:
+        alike.setdefault(json.dumps(link_capacity(link, meta.get("overrides"))[1], sort_keys=True), []).append(link.upper())
+    for links in alike.values():
+        cap, w = link_capacity(links[0].lower(), meta.get("overrides"))
+        mss, hdr, rate, link = w["mss"], w["header"], w["rate_bps"] / 1e6, " and ".join([", ".join(links[:-1]), links[-1]] if len(links) > 1 else links)
+        if w["atm"]:
+            cells = -(-(mss + hdr + 16) // 48)
+            lines.append(f"- {link}, MSS {mss} B: a segment is {mss + hdr} B of IP, plus 16 B of LLC/SNAP and AAL5 trailer, "
+                         f"= {mss + hdr + 16} B in {cells} cells of 53 B = {cells * 53} B on the T3; "
+                         f"C = {rate:g} Mb/s x {mss} / {cells * 53} = {cap / 1e6:.2f} Mb/s.")  # fmt: skip
+        else:
+            lines.append(f"- {link}, MSS {mss} B, no ATM: C = {rate:g} Mb/s x {mss} / {mss + hdr} = {cap / 1e6:.2f} Mb/s.")
     lines += [
         "",
         "Fairness is Jain's index of x_i / e_i, where e_i is server i's max-min fair share of C given the load "
@@ -697,7 +736,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     console = console or Console()
     mode = QUICK if quick else FULL
     run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress, overrides=overrides)
-    per = per_run(run.store, run.run_ids)
+    per = per_run(run.store, run.run_ids, run.overrides)
     an = analyses(per)
     alloc = allocation_checks(an)
     cl = claims(per, an)
@@ -710,7 +749,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     if sens is not None:
         print_table(console, "Sensitivity to the modelling choices (one replication each)", sens)
     figs = figures(per, an, run.out_dir)
-    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s}
+    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s,
+            "overrides": run.overrides}  # fmt: skip
     tabs = {"per_run": per, "configurations": config_table(per), "allocation": shares_table(an), "effects": effects_table(an)}
     if sens is not None:
         tabs["sensitivity"] = sens
