@@ -133,6 +133,8 @@ WEB = '{type="web",src="s0",dst="k0",%s}'
     (["--set", 'topology.bottleneck.queue={type="red",mean_pkt="0B"}'], "topology.bottleneck.queue.mean_pkt = '0B': must be at least 1 byte"),
     (["--set", "trace.interval=0s"], "trace.interval = '0s': must be above 0s, or 'none' (no periodic samples)"),
     (["--set", "apps.0=" + WEB % 'cycle="0s"'], "apps[0].cycle = '0s': must be above 0s"),
+    (["--set", "trace.interval=1us", "--set", "sim.duration=100s"],
+     "trace.interval = '1us': takes up to 100,000,000 samples of each traced connection by the stop at 100s; at most 10,000,000 are allowed"),
     # A page every nanosecond for a minute: 6e10 pages of 4 connections
     # (the run took the machine's memory until it was killed).
     (["--set", "apps.0=" + WEB % 'cycle="1ns"'],

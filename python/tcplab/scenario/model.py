@@ -10,6 +10,8 @@ from pydantic import Field
 
 #: RFC 7323 section 2.3: a window scale of at most 14.
 MAX_SCALED_WINDOW = 65535 * 2**14
+#: Most periodic samples of one connection a run may take (about 1.2 GB of trace rows).
+MAX_SAMPLES = 10_000_000
 #: Most connections a web application with a cycle may open in a run (the core's MAX_CYCLE_CONNECTIONS).
 MAX_CYCLE_CONNECTIONS = 10_000_000
 
@@ -119,6 +121,13 @@ class Scenario(_Model):
 
     def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
         stop = self.sim.duration
+        every = self.trace.interval
+        if every is not None and stop is not None and stop // every > MAX_SAMPLES:
+            # A sample per interval of every traced connection while it is open:
+            # a nanosecond's interval over seconds would fill the memory.
+            out.append(FieldProblem("trace.interval", f"takes up to {stop // every:,} samples of each traced connection by the stop at "
+                                    f"{units.format_duration(stop)}; at most {MAX_SAMPLES:,} are allowed: sample less often, or run less long",
+                                    units.format_duration(every), True))  # fmt: skip
         for i, a in enumerate(self.apps):
             if type(a) is WebApp and a.cycle is not None and not a.persistent:
                 # Page k starts no earlier than start + k x cycle, whatever the
