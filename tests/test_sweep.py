@@ -752,3 +752,24 @@ def test_sweep_from_configs_checks_its_arguments_and_names_a_bad_configuration(t
     with pytest.raises(SweepError) as e:
         sweep_from_configs("t", store, [({"iw": 1}, {**base, "trace": {"pcap": ["r0->r1"]}})], 1)
     assert str(e.value) == "invalid sweep in t: configuration (iw=1): trace.pcap = ['r0->r1']: captures are written by single runs, not sweeps"
+
+
+def test_a_base_tables_problem_is_named_in_it_and_once(tmp_path) -> None:
+    # It was named as a scenario file's field ('apps[0].dst'), once per configuration.
+    p = tmp_path / "s.toml"
+    p.write_text('[sweep]\nstore = "r.duckdb"\n[base]\n[base.topology]\ntype = "dumbbell"\n[[base.apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k9"\n'
+                 '[factors]\n"tcp.iw" = [1, 0]\n"tcp.cc" = ["reno", "sack"]\n')  # fmt: skip
+    with pytest.raises(tcplab.SweepError) as e:
+        load_sweep(p)
+    assert [(q.field, q.message) for q in e.value.problems] == [
+        ("factors (tcp.iw=1, tcp.cc='reno'): base.apps[0].dst", "unknown node; allowed: s0, r0, r1, k0"),
+        ("factors (tcp.iw=0, tcp.cc='reno'): tcp.iw",
+         "expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; it must be at least 1"),
+        ("factors (tcp.iw=0, tcp.cc='sack'): tcp.iw",
+         "expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; it must be at least 1"),
+    ]  # fmt: skip
+    # A sweep without factors: its one scenario's fields, without a 'factors ()' label.
+    p.write_text('[sweep]\nstore = "r.duckdb"\n[base]\nx = 1\n')
+    with pytest.raises(tcplab.SweepError) as e:
+        load_sweep(p)
+    assert [q.field for q in e.value.problems] == ["base.topology", "base.apps", "base.x"]

@@ -132,6 +132,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         raise SweepError([FieldProblem(where, "a sweep gives replication r of every configuration the seed derived from "
                                           "(sweep.seed, r), so this field has no effect; vary sweep.replications or sweep.seed instead")], str(p))  # fmt: skip
     problems: list[FieldProblem] = []
+    reported: set[tuple[str, str, str]] = set()
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
     for ci, levels in enumerate(configs):
         where = f"points[{ci}]" if s.design == "points" else "factors"
@@ -140,7 +141,15 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         except ScenarioError as e:
             for prob in e.problems:
                 lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
-                problems.append(FieldProblem(f"{where} ({lv}): {prob.field}", prob.message, prob.value, prob.has_value))
+                at = f"{where} ({lv}): " if levels else ""  # a sweep without factors: its one scenario
+                # A field of the [base] table is named as the file has it; one a factor sets, as before.
+                by_factor = any((field_path(prob.field) + ".").startswith(field_path(n) + ".") for n in levels)
+                inside = "base." if sf.base is not None and not by_factor else ""
+                key = (inside + prob.field, prob.message, repr(prob.value))
+                if not by_factor and key in reported:
+                    continue  # the base's own problem, named at the first configuration that has it
+                reported.add(key)
+                problems.append(FieldProblem(f"{at}{inside}{prob.field}", prob.message, prob.value, prob.has_value))
             continue
         if sc.trace.pcap:
             problems.append(FieldProblem(f"{where}: trace.pcap", "captures are written by single runs: tcplab run SCENARIO --pcap DIR", sc.trace.pcap, True))
