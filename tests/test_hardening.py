@@ -95,19 +95,22 @@ TCP = st.fixed_dictionaries({}, optional={
     "delayed_ack": st.booleans(), "handshake": st.booleans(), "limited_transmit": st.booleans(),
     "byte_counting": st.booleans(), "ssthresh": st.sampled_from(["inf", "bdp", "8pkt"]),
     "rto_min": st.sampled_from(["200ms", "1s", "2min"]), "sack_blocks": st.integers(0, 5),
+    "rto_initial": st.sampled_from(["0s", "100ms", "3s"]), "max_retries": st.sampled_from([0, 2, "none"]),
 })  # fmt: skip
 APP = st.fixed_dictionaries({
     "type": st.sampled_from(["bulk", "repeat", "web", "burst", "ftp"]),
     "src": st.sampled_from(["s0", "s1", "k0", "r0", "x"]),
     "dst": st.sampled_from(["k0", "k1", "s0"]),
 }, optional={
-    "size": st.sampled_from(["1B", "20kB", "300kB", "inf"]), "flows": st.integers(0, 4),
+    "size": st.sampled_from(["0B", "1B", "20kB", "300kB", "inf"]), "flows": st.integers(0, 4),
     "start": st.sampled_from(["0s", "0.5s", {"type": "uniform", "min": "0s", "max": "1s"}]),
     "http": st.sampled_from(["1.0", "1.1"]), "count": st.integers(0, 3), "persistent": st.booleans(),
+    "cycle": st.sampled_from(["0s", "1ns", "50ms", "1s"]), "pages": st.integers(0, 3), "closed_loop": st.booleans(),
+    "think": st.sampled_from(["0s", "1s"]),
 })  # fmt: skip
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(rate=st.sampled_from(RATES), delay=st.sampled_from(DELAYS), queue=st.sampled_from(QUEUES), tcp=TCP,
        apps=st.lists(APP, min_size=1, max_size=3), left=st.integers(1, 2), right=st.integers(1, 2))  # fmt: skip
 def test_a_random_scenario_runs_or_is_refused_with_a_scenario_error(rate, delay, queue, tcp, apps, left, right) -> None:
