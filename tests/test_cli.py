@@ -143,3 +143,28 @@ def test_an_option_that_does_not_apply_is_refused(tmp_path, monkeypatch, args, m
     assert r.exit_code == 2, r.output
     assert r.output.strip() == f"error: {message}" or r.output.startswith(f"error: {message}"), r.output
     assert list(tmp_path.iterdir()) == [], "nothing was written"
+
+
+def test_ctrl_c_in_a_study_stops_it_with_130_before_its_analysis(tmp_path, monkeypatch) -> None:
+    # The study went on to analyze the runs stored so far, and failed with a KeyError traceback.
+    import tcplab.runner
+    from tcplab.runner import SweepReport
+
+    monkeypatch.setattr(tcplab.runner, "run_sweep", lambda sw, **kw: SweepReport(total=len(sw.runs), skipped=0, done=3, failed=0, interrupted=True))
+    r = CliRunner().invoke(main, ["reproduce", "iw10", "--quick", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 130
+    assert r.output.startswith("interrupted. iw10-quick: 3 runs done, 0 already stored, 0 failed, of ")
+    assert r.output.endswith(f"; store {tmp_path / 'o' / 'iw10.duckdb'}. Run the same command to resume.\n")
+    assert not (tmp_path / "o" / "report.md").exists()
+
+
+def test_ctrl_c_in_any_command_exits_130(monkeypatch) -> None:
+    # click's own handling printed 'Aborted!' and exited 1.
+    import tcplab.api
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tcplab.api, "run", interrupted)
+    r = CliRunner().invoke(main, ["run", EXAMPLE])
+    assert (r.exit_code, r.output) == (130, "interrupted.\n")

@@ -51,7 +51,24 @@ def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group: Ctrl-C ends any command with status 130 and a line
+    saying what is kept (click's own 'Aborted!' exits 1)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from .errors import Interrupted
+
+        try:
+            return super().invoke(ctx)
+        except Interrupted as e:
+            click.echo(f"interrupted. {e.message}. Run the same command to resume.", err=True)
+            sys.exit(130)
+        except (KeyboardInterrupt, click.exceptions.Abort):
+            click.echo("interrupted.", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="tcplab")
 def main() -> None:
     """tcplab: a fast, reproducible laboratory for TCP congestion-control experiments."""

@@ -77,6 +77,16 @@ class SimulationError(TcplabError):
     inside the core raises :class:`InternalError`."""
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a study's runs: the finished ones are stored, and the
+    same command (or call) resumes from them. A KeyboardInterrupt, so that a
+    script stops as it would on any Ctrl-C; the message says what is kept."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
 class InternalError(TcplabError):
     """tcplab itself failed (a panic in the core): a bug. ``scenario`` (the
     normalized scenario, JSON text) and ``seed`` reproduce it."""

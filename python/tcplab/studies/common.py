@@ -137,6 +137,11 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
         raise ScenarioError(e.problems, f"{study} with --set" if overrides else e.source) from None
     out_dir.mkdir(parents=True, exist_ok=True)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
+    if rep.interrupted:
+        # Analyzing part of the runs would mislead (or fail): stop here.
+        from ..errors import Interrupted
+
+        raise Interrupted(f"{name}: {rep.done} runs done, {rep.skipped} already stored, {rep.failed} failed, of {rep.total}; store {store}")
     return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs),
                     dict(overrides or {}))  # fmt: skip
 
