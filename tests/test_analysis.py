@@ -101,6 +101,16 @@ def test_summary_quartiles_on_a_hand_example() -> None:
     assert s["mean"] == 22.0
 
 
+def test_one_run_has_no_interval_and_identical_runs_a_point() -> None:
+    # One run gave an interval of zero width, as if it were certain.
+    df = pd.DataFrame({"cfg": ["a", "b", "b", "c", "c"], "y": [1.0, 2.0, 2.0, 3.0, 5.0]})
+    s = summarize(df, ["cfg"], "y").set_index("cfg")
+    assert s.loc["a", ["mean", "median", "q1", "max"]].tolist() == [1.0, 1.0, 1.0, 1.0]
+    assert s.loc["a", ["mean_lo", "mean_hi", "median_lo", "median_hi"]].isna().all()
+    assert s.loc["b", ["mean_lo", "mean_hi", "median_lo", "median_hi"]].tolist() == [2.0, 2.0, 2.0, 2.0]
+    assert s.loc["c", "mean_lo"] < 4.0 < s.loc["c", "mean_hi"]
+
+
 def test_jain_index_hand_examples() -> None:
     assert jain_index([1, 1, 1, 1]) == 1.0
     assert jain_index([1, 0, 0, 0]) == 0.25

@@ -24,15 +24,18 @@ __all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "al
 
 
 def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[float, float]:
-    if len(x) < 2 or np.all(x == x[0]):
-        return float(np.median(x)), float(np.median(x))
+    if len(x) < 2:
+        return float("nan"), float("nan")  # one run: no interval
+    if np.all(x == x[0]):
+        return float(x[0]), float(x[0])
     r = stats.bootstrap((x,), np.median, confidence_level=conf, n_resamples=n_boot, method="percentile", random_state=seed)
     return float(r.confidence_interval.low), float(r.confidence_interval.high)
 
 
 def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per configuration (the `by` columns): n, mean with its t-interval,
-    median with a bootstrap interval, quartiles, min and max."""
+    median with a bootstrap interval, quartiles, min and max. A
+    configuration of one run has no interval (NaN), not one of zero width."""
     rows = []
     # A categorical factor (a store's non-numeric levels) groups in its
     # categories' order, and only the combinations the runs have.
@@ -44,8 +47,10 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
         mean = float(np.mean(x)) if n else float("nan")
         if n >= 2 and np.std(x, ddof=1) > 0:
             lo, hi = stats.t.interval(conf, n - 1, loc=mean, scale=stats.sem(x))
+        elif n >= 2:
+            lo = hi = mean  # every run alike
         else:
-            lo = hi = mean
+            lo = hi = float("nan")
         mlo, mhi = _median_ci(x, conf, n_boot, seed) if n else (float("nan"), float("nan"))
         row.update(
             n=n, mean=mean, mean_lo=float(lo), mean_hi=float(hi),

@@ -277,6 +277,8 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         click.echo(table.to_json(orient="records"))
     else:
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({int(conf * 100)}% CIs)")
+        if (table.n == 1).any():
+            click.echo("  —: a configuration of one run has no confidence interval")
 
 
 def _factor_list(columns: list[str], text: str, option: str) -> list[str]:
@@ -300,7 +302,7 @@ def _print_df(df: Any, title: str) -> None:
     for c in df.columns:
         t.add_column(str(c), justify="right")
     for row in df.itertuples(index=False):
-        t.add_row(*[f"{v:.6g}" if isinstance(v, float) else str(v) for v in row])
+        t.add_row(*[("—" if v != v else f"{v:.6g}") if isinstance(v, float) else str(v) for v in row])
     _console(160).print(t)
 
 

@@ -292,7 +292,8 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
     ax.set_xlabel(x)
-    ax.set_ylabel(f"{y} ({stat}, {int(conf * 100)}% CI)")
+    alone = "; none for a single run" if (summary.n == 1).any() else ""
+    ax.set_ylabel(f"{y} ({stat}, {int(conf * 100)}% CI{alone})")
     ax.grid(True, alpha=0.3)
     if hue:
         ax.legend(fontsize=8)
