@@ -155,3 +155,17 @@ def test_a_seq_figure_of_many_applications_names_the_marks_once(tmp_path) -> Non
     assert r.exit_code == 0, r.output
     legend = re.findall(r"<!-- ((?:packets|retransmissions|drops|b\d+)[^>]*) -->", out.read_text())
     assert legend == ["packets (12 applications; colours repeat)", "retransmissions", "drops"]
+
+
+@pytest.mark.parametrize("figure, message", [
+    ("cwnd", "nothing to draw: no trace rows of any application in the run's 60 s: no traced connection opened "
+             "(or [trace] sets neither on_change nor an interval)\n"),
+    ("seq", "nothing to draw: no data packets of any application crossed r1->k1 in the run's 60 s (or [trace] links does not log that link)\n"),
+    ("web100-cwnd", "nothing to draw: no web100 rows: no connection was open at a sample time (or [trace] web100 is off)\n"),
+])  # fmt: skip
+def test_a_run_with_nothing_to_draw_says_why(tmp_path, figure, message) -> None:
+    # Every application starts after the stop: the figure's own tracing was
+    # on, but the message asked for it ("set [trace] on_change = true ...").
+    args = ["plot", figure, FF, "-o", str(tmp_path / "f.png"), "--set", "sim.duration=60s", "--set", "apps.0.start=100s"]
+    r = CliRunner().invoke(main, args + (["--link", "r1->k1"] if figure == "seq" else []))
+    assert (r.exit_code, r.output) == (2, "error: " + message)

@@ -68,6 +68,19 @@ def _flow_styles(table: Any, own_label: Any) -> dict[Any, tuple[str, str]]:
     return {f: (colors[index[a] % len(colors)], f"{a} ({count[a]} connections)") for f, a in zip(pairs.flow, pairs.app)}
 
 
+class NothingToDraw(ScenarioError):
+    """The run left the figure nothing to draw (exit status 2, as a bad
+    scenario: the scenario or the options chose a run without it)."""
+
+    def __init__(self, message: str):
+        super().__init__([FieldProblem("figure", message)])
+        Exception.__init__(self, f"nothing to draw: {message}")
+
+
+def _who(apps: Sequence[str] | None) -> str:
+    return ("application " if len(apps) == 1 else "applications ") + ", ".join(apps) if apps else "any application"
+
+
 def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, link: str | None = None, mss: int | None = None) -> Path:
     """Packet number against time at a logged link, one colour per
     application (or connection: see MAX_FLOWS_APART): transmissions as dots,
@@ -80,7 +93,8 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     if apps:
         pk = pk[pk.app.isin(list(apps))]
     if pk.empty:
-        raise ScenarioError("no data packets were logged for this figure: check [trace] links and the application names")
+        raise NothingToDraw(f"no data packets of {_who(apps)} crossed {link or 'a logged link'} in the run's {res.engine['sim_seconds']:g} s "
+                            "(or [trace] links does not log that link)")
     seg = mss or int(res.scenario.tcp.mss)
     fig, ax = plt.subplots(figsize=(8, 5))
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -122,7 +136,8 @@ def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -
     if apps:
         tr = tr[tr.app.isin(list(apps))]
     if tr.empty:
-        raise ScenarioError("no trace rows for this figure: set [trace] on_change = true or an interval")
+        raise NothingToDraw(f"no trace rows of {_who(apps)} in the run's {res.engine['sim_seconds']:g} s: no traced connection opened "
+                            "(or [trace] sets neither on_change nor an interval)")
     mss = int(res.scenario.tcp.mss)
     fig, ax = plt.subplots(figsize=(8, 5))
     styles = _flow_styles(tr, lambda f, a: f"{a} (flow {f})")
@@ -166,9 +181,9 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
         raise UsageError([FieldProblem("view", f"unknown web100 view; allowed: {', '.join(WEB100_VIEWS)}", view, True)])
     path = _check_out(out)
     if all(w.empty for w in panels.values()):
-        raise ScenarioError("no web100 rows for this figure: set [trace] web100 = true")
+        raise NothingToDraw("no web100 rows: no connection was open at a sample time (or [trace] web100 is off)")
     if view == "rtt" and all(w.SampleRTT.isna().all() for w in panels.values()):
-        raise ScenarioError("no SampleRTT values for this figure: no connection timed a segment")
+        raise NothingToDraw("no SampleRTT values: no connection timed a segment")
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False, sharey=view != "rtt")
     for ax, (title, w) in zip(axes[0], panels.items()):
         key = "run" if "run" in w.columns else "flow"
