@@ -50,8 +50,8 @@ CASES = [
     ({"apps": []}, "apps: needs at least 1 item(s)"),
     ({"tcp": 5}, "tcp = 5: expected a table"),
     # A list element is named as validation names it, however it was written.
-    ({"apps.5.size": 3}, "apps[5]: no such list element; indices 0..0"),
-    ({"apps[5].size": 3}, "apps[5]: no such list element; indices 0..0"),
+    ({"apps.5.size": 3}, "apps[5]: no such list element; indices 0..0 (1 adds a whole element)"),
+    ({"apps[5].size": 3}, "apps[5]: no such list element; indices 0..0 (1 adds a whole element)"),
     ({"apps[0].size": "-1kB"}, "apps[0].size = '-1kB': expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"),
     ({"sim.duration": "forever"},
      "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
@@ -282,3 +282,15 @@ def test_a_loss_rule_for_handshake_packets_needs_a_handshake() -> None:
         assert [(p.field, p.message) for p in e.value.problems] == [("losses[0].kind", message)]
     res = tcplab.run({**BASE, "tcp": {"handshake": True}, "losses": [rule]})
     assert res.flows.syn_sent.iloc[0] == 2
+
+
+def test_a_lists_next_index_adds_an_element() -> None:
+    # --set 'apps.1={...}' on a one-application scenario said "no such list element".
+    app = {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "name": "more"}
+    sc = tcplab.load(BASE, {"apps.1": app, "losses.0": {"link": "r0->r1", "rate": 0.01}})
+    assert [a.name for a in sc.apps] == [None, "more"] and sc.losses[0].rate == 0.01
+    for over, message in [({"apps.2": app}, "apps[2]: no such list element; indices 0..0, or 1 to add one"),
+                          ({"losses.1": {}}, "losses[1]: no such list element; the list is empty, or 0 to add one")]:  # fmt: skip
+        with pytest.raises(tcplab.ScenarioError) as e:
+            tcplab.load(BASE, over)
+        assert str(e.value) == f"invalid scenario: {message}"

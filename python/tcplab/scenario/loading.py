@@ -102,7 +102,8 @@ def parse_override_value(text: str) -> Any:
 
 def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> dict[str, Any]:
     """Set dotted paths (``tcp.iw``, ``apps.0.size`` or ``apps[0].size``) in
-    a copy of `doc` (`doc` itself, unchanged, when there is nothing to set)."""
+    a copy of `doc` (`doc` itself, unchanged, when there is nothing to set).
+    A list's next index (``apps.4`` of four applications) adds an element."""
     if not overrides:
         return doc
     out = copy.deepcopy(doc)
@@ -117,8 +118,13 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
             last = depth == len(parts) - 1
             where = "".join(f"[{q}]" if q.isdigit() else f".{q}" for q in parts[: depth + 1]).removeprefix(".")  # as validation names fields
             if isinstance(node, list):
+                if last and part.isdigit() and int(part) == len(node):
+                    node.append(value)  # the next index adds an element: --set 'apps.4={...}' after four
+                    break
                 if not part.isdigit() or int(part) >= len(node):
-                    raise ScenarioError([FieldProblem(where, f"no such list element; indices 0..{len(node) - 1}")])
+                    have = f"indices 0..{len(node) - 1}" if node else "the list is empty"
+                    more = f" ({len(node)} adds a whole element)" if not last else f", or {len(node)} to add one"
+                    raise ScenarioError([FieldProblem(where, f"no such list element; {have}{more}")])
                 key: Any = int(part)
             elif isinstance(node, dict):
                 key = part
@@ -128,7 +134,7 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
                 node[key] = value
             else:
                 if isinstance(node, dict) and key not in node:
-                    node[key] = {}
+                    node[key] = [] if parts[depth + 1].isdigit() else {}  # losses.0 of a scenario without losses
                 node = node[key]
     return out
 
