@@ -73,6 +73,14 @@ def test_unbalanced_design_is_refused_naming_the_cells() -> None:
                             "none in A=a2, B=b2 (3 runs without a value of y are left out)")
 
 
+def test_a_factor_of_one_level_is_refused() -> None:
+    # It gave NaN fractions and a statsmodels RuntimeWarning on stderr.
+    df, _ = synthetic()
+    with pytest.raises(ValueError) as e:
+        allocation_of_variation(df[df.B == "b1"], ["A", "B"], "y")
+    assert str(e.value) == "an allocation of variation needs at least two levels of each factor; one only: B (b1)"
+
+
 def test_mean_interval_coverage_is_nominal() -> None:
     rng = np.random.default_rng(7)
     trials, n = 2000, 8

@@ -140,6 +140,9 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     order = {f: [str(v) for v in level_order(d[f])] for f in factors}
     for f in factors:
         d[f] = d[f].astype(object).astype(str)
+    single = [f"{f} ({d[f].iloc[0]})" for f in factors if d[f].nunique() == 1]
+    if single:
+        raise ValueError(f"an allocation of variation needs at least two levels of each factor; one only: {', '.join(single)}")
     cells = d.groupby(list(factors)).size()
     full = int(np.prod([d[f].nunique() for f in factors]))
     if len(cells) != full or cells.nunique() != 1:
