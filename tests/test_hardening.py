@@ -134,6 +134,7 @@ WEB = '{type="web",src="s0",dst="k0",%s}'
     (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be above 0s"),
     (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be above 0s"),
     (["--set", 'topology.bottleneck.queue={type="red",mean_pkt="0B"}'], "topology.bottleneck.queue.mean_pkt = '0B': must be at least 1 byte"),
+    (["--set", "sim.duration=0s"], "sim.duration = '0s': must be above 0s, or 'none' (until every transfer completes)"),
     (["--set", "trace.interval=0s"], "trace.interval = '0s': must be above 0s, or 'none' (no periodic samples)"),
     (["--set", "apps.0=" + WEB % 'cycle="0s"'], "apps[0].cycle = '0s': must be above 0s"),
     (["--set", "trace.interval=1us", "--set", "sim.duration=100s"],
