@@ -180,13 +180,19 @@ def _pt(p: tuple[float, float]) -> str:
 
 
 def _read_cdf(file: str) -> list[tuple[float, float]]:
-    """The 'bytes,cdf' lines of a CSV file (a header line, blank lines and # comments skipped)."""
+    """The 'bytes,cdf' points of a CSV file (see :func:`parse_cdf`)."""
     try:
         text = Path(file).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ValueError(f"file {file!r}: no such file (a path relative to the working directory)") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"file {file!r}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    return parse_cdf(text, f"file {file!r}")
+
+
+def parse_cdf(text: str, where: str) -> list[tuple[float, float]]:
+    """The (bytes, cdf) points of CSV text of 'bytes,cdf' lines (a header
+    line, blank lines and # comments skipped); `where` names the text in errors."""
     out = []
     for n, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -195,10 +201,10 @@ def _read_cdf(file: str) -> list[tuple[float, float]]:
         try:
             b, c = (float(x) for x in line.split(",")[:2])
         except ValueError:
-            raise ValueError(f"file {file!r}: line {n}: expected 'bytes,cdf', got {line!r}") from None
+            raise ValueError(f"{where}: line {n}: expected 'bytes,cdf', got {line!r}") from None
         out.append((b, c))
     if not out:
-        raise ValueError(f"file {file!r}: no 'bytes,cdf' lines")
+        raise ValueError(f"{where}: no 'bytes,cdf' lines")
     return out
 
 

@@ -545,9 +545,10 @@ def mah_reply_sizes() -> dict[str, Any]:
     studies/data/mah97_http_reply_sizes.csv (median 2,112 B, mean 7.2 kB)."""
     from importlib import resources
 
+    from ..scenario.apps import parse_cdf
+
     text = resources.files("tcplab.studies").joinpath("data/mah97_http_reply_sizes.csv").read_text(encoding="utf-8")
-    rows = [ln.split(",") for ln in text.splitlines() if ln and not ln.startswith("#") and not ln[0].isalpha()]
-    return {"type": "empirical", "points": [[f"{int(b)}B", float(c)] for b, c in rows]}
+    return {"type": "empirical", "points": [[f"{int(b)}B", c] for b, c in parse_cdf(text, "mah97_http_reply_sizes.csv")]}
 
 
 #: Runs go through the sweep machinery, which gives replication r of every
