@@ -134,6 +134,9 @@ WEB = '{type="web",src="s0",dst="k0",%s}'
     (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be above 0s"),
     (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be above 0s"),
     (["--set", 'topology.bottleneck.queue={type="red",mean_pkt="0B"}'], "topology.bottleneck.queue.mean_pkt = '0B': must be at least 1 byte"),
+    # A window below one segment: nothing was ever sent, and the run ended at once.
+    (["--set", "tcp.iw=1B"], "tcp.iw = '1B': is below one segment (mss = 1460 bytes), so nothing could be sent; give at least 1460B, "
+                             "or a count of segments such as 1"),
     (["--set", "sim.duration=0s"], "sim.duration = '0s': must be above 0s, or 'none' (until every transfer completes)"),
     (["--set", "trace.interval=0s"], "trace.interval = '0s': must be above 0s, or 'none' (no periodic samples)"),
     (["--set", "apps.0=" + WEB % 'cycle="0s"'], "apps[0].cycle = '0s': must be above 0s"),

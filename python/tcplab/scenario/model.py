@@ -180,6 +180,11 @@ class Scenario(_Model):
     def _tcp_problems(self, i: int, tcp: Tcp, a: Any) -> list[FieldProblem]:
         """The checks of one application's TCP settings (`a.tcp` names its overrides)."""
         out: list[FieldProblem] = []
+        if tcp.iw[0] == "bytes" and tcp.iw[1] < tcp.mss:
+            # A window below one segment never lets the sender send.
+            where = f"apps[{i}].tcp.iw" if a.tcp.iw is not None else "tcp.iw"
+            out.append(FieldProblem(where, f"is below one segment (mss = {tcp.mss} bytes), so nothing could be sent; give at least "
+                                    f"{tcp.mss}B, or a count of segments such as 1", f"{tcp.iw[1]}B", True))  # fmt: skip
         if tcp.rto_min > tcp.rto_max:
             out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
         if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
