@@ -678,7 +678,7 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
         alike.setdefault(json.dumps(link_capacity(link, meta.get("overrides"))[1], sort_keys=True), []).append(link.upper())
     for links in alike.values():
         cap, w = link_capacity(links[0].lower(), meta.get("overrides"))
-        mss, hdr, rate, link = w["mss"], w["header"], w["rate_bps"] / 1e6, " and ".join([", ".join(links[:-1]), links[-1]] if len(links) > 1 else links)
+        mss, hdr, rate, link = w["mss"], w["header"], w["rate_bps"] / 1e6, (", ".join(links[:-1]) + " and " if len(links) > 1 else "") + links[-1]
         if w["atm"]:
             cells = -(-(mss + hdr + 16) // 48)
             lines.append(f"- {link}, MSS {mss} B: a segment is {mss + hdr} B of IP, plus 16 B of LLC/SNAP and AAL5 trailer, "
