@@ -117,33 +117,29 @@ class ConstantSize(_Model):
     size: Size
 
 
-def _max_not_below_median(d: Any) -> Any:
-    if d.max < d.median:
-        raise ValueError(f"max ({units.format_size(d.max)}) must not be below the median ({units.format_size(d.median)})")
-    return d
+class _CappedSize(_Model):
+    """A drawn size with a median and a cap: the cap may not be below the median."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Any:
+        if self.max < self.median:  # type: ignore[attr-defined]
+            raise ValueError(f"max ({units.format_size(self.max)}) must not be below the median ({units.format_size(self.median)})")  # type: ignore[attr-defined]
+        return self
 
 
-class LognormalSize(_Model):
+class LognormalSize(_CappedSize):
     type: Literal["lognormal"]
     median: PositiveSize
     sigma: Annotated[float, Field(ge=0.0)]
     max: Size = "10MB"
 
-    @model_validator(mode="after")
-    def _ordered(self) -> Any:
-        return _max_not_below_median(self)
 
-
-class ParetoSize(_Model):
+class ParetoSize(_CappedSize):
     type: Literal["pareto"]
     median: PositiveSize
     shape: Annotated[float, Field(gt=0.0)]
     """Tail index alpha; 1.0-1.2 for web objects (Crovella and Bestavros 1996)."""
     max: Size = "10MB"
-
-    @model_validator(mode="after")
-    def _ordered(self) -> Any:
-        return _max_not_below_median(self)
 
 
 class EmpiricalSize(_Model):
