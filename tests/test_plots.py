@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 import tcplab
 from tcplab.cli import main
+from tcplab import plots
 from tcplab.plots import seq_plot
 from tcplab.scenario.loading import dumps_toml
 
@@ -120,7 +121,7 @@ BURSTS = {"topology": {"type": "wireless", "profile": "hspa", "buffer": "bdp"}, 
                    {"type": "burst", "name": "later", "src": "s0", "dst": "m0", "flows": 18, "total": "180kB", "start": "0.5s"}]}  # fmt: skip
 
 
-def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_path) -> None:
+def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_path, monkeypatch) -> None:
     """36 connections: past MAX_FLOWS_APART a figure colours by application
     and names each once (the legend had 70 entries and covered the axes).
     Most of these connections never time a segment (each loses its window
@@ -140,6 +141,14 @@ def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_pat
         r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "b.toml"), "-o", str(out)])
         assert r.exit_code == 0, r.output
         assert re.findall(r"<!-- ((?:first|later)[^>]*) -->", out.read_text()) == entries, figure
+    # The SampleRTT histogram draws one histogram per legend entry, of all
+    # its connections' samples (it drew one per connection, 8 here, in two
+    # colours).
+    drawn = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, dpi=None: drawn.append(fig) or path)
+    plots.web100_plot({"": res.web100}, tmp_path / "h.svg", "rtt")
+    (ax,) = drawn[0].axes
+    assert [p.get_label() for p in ax.patches] == ["first (18 connections)", "later (18 connections)"]
 
 
 def test_a_seq_figure_of_many_applications_names_the_marks_once(tmp_path) -> None:
@@ -155,6 +164,15 @@ def test_a_seq_figure_of_many_applications_names_the_marks_once(tmp_path) -> Non
     assert r.exit_code == 0, r.output
     legend = re.findall(r"<!-- ((?:packets|retransmissions|drops|b\d+)[^>]*) -->", out.read_text())
     assert legend == ["packets (12 applications; colours repeat)", "retransmissions", "drops"]
+    # The per-connection figures the same way: one entry for the twelve
+    # (there was one per application, 100 over the axes in a goyal98 run).
+    for figure, entries in (
+        ("cwnd", ["12 applications, 12 connections (colours repeat) cwnd", "12 applications, 12 connections (colours repeat) ssthresh"]),
+        ("web100-cwnd", ["12 applications, 12 connections (colours repeat)"]),
+    ):  # fmt: skip
+        r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "m.toml"), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        assert re.findall(r"<!-- ((?:12 app|b\d+)[^>]*) -->", out.read_text()) == entries, figure
 
 
 @pytest.mark.parametrize("figure, message", [

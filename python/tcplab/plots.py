@@ -58,13 +58,18 @@ def _flow_styles(table: Any, own_label: Any) -> dict[Any, tuple[str, str]]:
     """Each connection's (colour, legend name) for a table with flow and app
     columns: a colour and name of its own (`own_label(flow, app)`) up to
     MAX_FLOWS_APART connections; past that, its application's colour and
-    "APP (N connections)", so the legend stays short."""
+    "APP (N connections)", so the legend stays short; and past
+    MAX_FLOWS_APART applications, one name for them all, as the colours
+    repeat."""
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     pairs = table[["flow", "app"]].drop_duplicates().sort_values("flow")
     if len(pairs) <= MAX_FLOWS_APART:
         return {f: (colors[k % len(colors)], own_label(f, a)) for k, (f, a) in enumerate(zip(pairs.flow, pairs.app))}
     count = pairs.app.value_counts()
     index = {a: i for i, a in enumerate(dict.fromkeys(pairs.app))}
+    if len(index) > MAX_FLOWS_APART:
+        name = f"{len(index)} applications, {len(pairs)} connections (colours repeat)"
+        return {f: (colors[index[a] % len(colors)], name) for f, a in zip(pairs.flow, pairs.app)}
     return {f: (colors[index[a] % len(colors)], f"{a} ({count[a]} connections)") for f, a in zip(pairs.flow, pairs.app)}
 
 
@@ -187,10 +192,15 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False, sharey=view != "rtt")
     for ax, (title, w) in zip(axes[0], panels.items()):
         key = "run" if "run" in w.columns else "flow"
-        styles = _flow_styles(w, lambda f, a: f"flow {f}") if key == "flow" else {}
+        styles = _flow_styles(w, lambda f, a: f"flow {f}") if key == "flow" else {n: (None, f"run {n}") for n in w.run.unique()}
+        groups = w.groupby(key, sort=True)
+        if view == "rtt":  # one histogram per legend entry, of all its connections' samples
+            series_of = w[key].map(lambda n: styles[n][1])
+            groups = ((s, w[series_of == s]) for s in dict.fromkeys(styles[n][1] for n in sorted(styles)))
+            styles = {series: (color, series) for color, series in reversed(list(styles.values()))}  # the first colour
         labelled: set[str] = set()
-        for name, g in w.groupby(key, sort=True):
-            color, series = styles.get(name, (None, f"{key} {name}"))
+        for name, g in groups:
+            color, series = styles[name]
             label = None if series in labelled else series
             d_acks, d_data = g.AckPktsIn.diff(), g.DataPktsOut.diff()
             if view == "cwnd":
