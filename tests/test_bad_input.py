@@ -188,6 +188,20 @@ def test_the_python_api_says_what_a_scenario_and_overrides_are() -> None:
     sc = tcplab.load(BASE)
     assert tcplab.load(sc) is sc
     assert tcplab.load(sc, {"tcp.iw": 4}, seed=9).to_core() == tcplab.load(BASE, {"tcp.iw": 4}, seed=9).to_core()
+    # pcap is a directory: a number gave "expected str, bytes or os.PathLike object, not int".
+    with pytest.raises(TypeError, match=r"^pcap is a directory's path \(str or pathlib.Path\), not int$"):
+        tcplab.run(BASE, pcap=5)
+
+
+def test_the_package_lists_its_public_names() -> None:
+    # dir(tcplab) listed `annotations`, `importlib` and `Any`, and not `run`
+    # or `load` before their first use.
+    import subprocess
+    import sys
+
+    names = subprocess.run([sys.executable, "-c", "import tcplab; print(' '.join(dir(tcplab)))"], capture_output=True, text=True, check=True).stdout.split()
+    assert {"run", "load", "Result", "Scenario", "TcplabError", "analysis", "studies"} <= set(names)
+    assert not {"annotations", "importlib", "Any"} & set(names)
 
 
 @pytest.mark.parametrize("command", [["run"], ["sweep"], ["plot", "cwnd"]])

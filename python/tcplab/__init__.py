@@ -9,10 +9,10 @@
 first used, so `import tcplab` and `tcplab --version` stay fast.
 """
 
-from __future__ import annotations
+from __future__ import annotations as _annotations
 
-import importlib
-from typing import Any
+import importlib as _importlib
+from typing import Any as _Any
 
 from ._core import __version__
 from .errors import FieldProblem, InternalError, Interrupted, ScenarioError, SimulationError, SweepError, TcplabError, UsageError
@@ -37,12 +37,18 @@ _LAZY = {"run": "api", "Result": "api", "load": "scenario", "Scenario": "scenari
 _SUBMODULES = {"analysis", "api", "cli", "plots", "runner", "scenario", "store", "studies", "sweep", "units"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     if name in _LAZY:
-        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        value = getattr(_importlib.import_module(f".{_LAZY[name]}", __name__), name)
     elif name in _SUBMODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = _importlib.import_module(f".{name}", __name__)
     else:
         raise AttributeError(f"module 'tcplab' has no attribute {name!r}")
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    """The public names, the lazily imported ones and the submodules
+    included (tab completion and `dir(tcplab)` list `run` before its first use)."""
+    return sorted({*__all__, *_SUBMODULES, *(n for n in globals() if not n.startswith("_"))})

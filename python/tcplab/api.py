@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from array import array
 from dataclasses import dataclass, field
@@ -304,6 +305,8 @@ def run(
     `pcap`, they go to ``./pcap``. Raises :class:`tcplab.ScenarioError` for
     a bad scenario, naming each bad field.
     """
+    if pcap is not None and not isinstance(pcap, (str, os.PathLike)):
+        raise TypeError(f"pcap is a directory's path (str or pathlib.Path), not {type(pcap).__name__}")
     with no_gc():
         sc = load(scenario, overrides, seed)
     pcap_dir = None
