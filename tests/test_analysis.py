@@ -79,6 +79,14 @@ def test_a_factor_of_one_level_is_refused() -> None:
     with pytest.raises(ValueError) as e:
         allocation_of_variation(df[df.B == "b1"], ["A", "B"], "y")
     assert str(e.value) == "an allocation of variation needs at least two levels of each factor; one only: B (b1)"
+    # A level whose runs have no value of the metric is a missing cell, not a
+    # missing level (it was "one only: B (b1)" when b2's runs had none).
+    d = df.copy()
+    d.loc[d.B == "b2", "y"] = np.nan
+    with pytest.raises(ValueError) as e:
+        allocation_of_variation(d, ["A", "B"], "y")
+    assert str(e.value) == ("an allocation of variation over A, B needs a balanced full factorial: 3 of 6 cells have runs; "
+                            "none in A=a1, B=b2; A=a2, B=b2; A=a3, B=b2 (24 runs without a value of y are left out)")  # fmt: skip
 
 
 def test_mean_interval_coverage_is_nominal() -> None:

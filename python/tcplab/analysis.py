@@ -136,15 +136,17 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     same number of replications in every cell."""
     import statsmodels.formula.api as smf
 
-    d = df[list(factors) + [metric]].dropna().copy()
-    order = {f: [str(v) for v in level_order(d[f])] for f in factors}
-    for f in factors:
-        d[f] = d[f].astype(object).astype(str)
-    single = [f"{f} ({d[f].iloc[0]})" for f in factors if d[f].nunique() == 1]
+    # The design's levels are those of every run, with a value or not: a
+    # level whose runs have none is a missing cell, not a missing level.
+    order = {f: [str(v) for v in level_order(df[f].dropna())] for f in factors}
+    single = [f"{f} ({order[f][0]})" for f in factors if len(order[f]) == 1]
     if single:
         raise ValueError(f"an allocation of variation needs at least two levels of each factor; one only: {', '.join(single)}")
+    d = df[list(factors) + [metric]].dropna().copy()
+    for f in factors:
+        d[f] = d[f].astype(object).astype(str)
     cells = d.groupby(list(factors)).size()
-    full = int(np.prod([d[f].nunique() for f in factors]))
+    full = int(np.prod([len(order[f]) for f in factors]))
     if len(cells) != full or cells.nunique() != 1:
         name = lambda key: ", ".join(f"{f}={v}" for f, v in zip(factors, key if isinstance(key, tuple) else (key,)))  # noqa: E731
         if len(cells) != full:
