@@ -429,7 +429,7 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile")])
     assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)\n"
     r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile" / "sub")])
-    assert r.exit_code == 1 and r.output == f"error: cannot write {tmp_path / 'afile' / 'sub'}: Not a directory\n"
+    assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile' / 'sub'}': cannot create the directory: Not a directory\n"
     r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

@@ -236,3 +236,7 @@ def test_an_output_path_that_is_a_file_exits_2(tmp_path, monkeypatch, option) ->
     res = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", option, "afile"])
     assert res.exit_code == 2 and res.output == f"error: {option} 'afile': is a file; expected a directory (made if missing)\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]
+    # A directory that cannot be made is refused before the study runs
+    # (it ran, then failed to write its files, with exit status 1).
+    res = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", option, "afile/sub"])
+    assert res.exit_code == 2 and res.output == f"error: {option} 'afile/sub': cannot create the directory: Not a directory\n"

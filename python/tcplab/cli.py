@@ -28,9 +28,24 @@ def _fail(message: str, code: int = EXIT_USAGE) -> None:
 
 
 def _check_out_dir(option: str, where: str | None) -> None:
-    """An output directory option: made if missing, refused if a file is there."""
-    if where is not None and Path(where).exists() and not Path(where).is_dir():
+    """An output directory option: made if missing (by the command, once it
+    has something to write), refused before anything runs if a file is there
+    or it cannot be made (tried here, and what was made taken away again)."""
+    if where is None:
+        return
+    path = Path(where)
+    if path.exists() and not path.is_dir():
         _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
+    missing = [d for d in (path, *path.parents) if not d.exists()]
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+    except OSError as e:
+        _fail(f"{option} {where!r}: cannot create the directory: {e.strerror or e}")
+    finally:
+        for d in missing:
+            if d.is_dir():
+                d.rmdir()
 
 
 def _console(width: int | None = None) -> "Console":
