@@ -159,6 +159,26 @@ def test_values_that_make_no_run_exit_2_naming_the_field(args: list[str], text: 
     assert text in r.stderr and "Traceback" not in r.stderr
 
 
+def test_a_run_until_done_that_never_ends_is_refused_at_the_longest_run() -> None:
+    # Every data packet lost and retransmitted for ever: the run went on to
+    # the end of simulated time (584 years, 2.5 minutes of wall time at the
+    # 60 s RTO ceiling) and panicked on the time overflow.
+    sc = dumbbell(tcp={"max_retries": "none", "rto_initial": "1000s", "rto_max": "100000s"},
+                  apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}])  # fmt: skip
+    sc["losses"] = [{"link": "r0->r1", "kind": "data", "rate": 1.0}]
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc)
+    assert str(e.value) == (
+        "invalid scenario: sim.duration: is 'none' (until every transfer completes), but the run had not ended after 100,000,000 s of "
+        "simulated time, the longest run allowed: application 'app0' still had a transfer to complete; a connection that can never "
+        "deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
+    )
+    # The same transfer, once its losses stop, completes and the run ends.
+    sc["losses"][0] = {"link": "r0->r1", "kind": "data", "packets": [1, 2, 3]}
+    res = tcplab.run(sc)
+    assert res.flows.completed.tolist() == [True] and res.flows.timeouts.tolist() == [3]
+
+
 def test_the_core_refuses_a_zero_cycle_and_endless_or_huge_ones_itself() -> None:
     from tcplab.api import run_core_columns
 

@@ -174,10 +174,13 @@ impl Simulator {
         self.apps.apps.len() * std::mem::size_of::<Connection>() + self.net.links.len() * std::mem::size_of::<crate::net::Link>()
     }
 
-    /// Run to the stop time, or until nothing is left to do.
+    /// Run to the stop time, or until nothing is left to do. Without a stop
+    /// time, a run stops at [`Time::LONGEST_RUN`] with something still to do
+    /// ([`Simulator::ran_out`]).
     pub fn run(&mut self) {
+        let end = self.stop.unwrap_or(Time::LONGEST_RUN);
         while let Some(t) = self.events.peek_time() {
-            if self.stop.is_some_and(|s| t > s) {
+            if t > end {
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
@@ -338,6 +341,14 @@ impl Simulator {
     }
 
     /// The result tables. `wall_seconds` is the caller's measurement.
+    /// A run without a stop time that [`Simulator::run`] stopped at
+    /// [`Time::LONGEST_RUN`] with events still to come: something in it
+    /// never ends (a connection that can never deliver, retransmitting
+    /// forever with `max_retries` unset).
+    pub fn ran_out(&self) -> bool {
+        self.stop.is_none() && self.events.peek_time().is_some_and(|t| t > Time::LONGEST_RUN)
+    }
+
     pub fn results(&self, wall_seconds: f64) -> Results {
         results::build(&self.net, &self.tcp, &self.apps, &self.tracer, self.now, self.processed, wall_seconds)
     }
@@ -358,6 +369,16 @@ pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
     let t2 = std::time::Instant::now();
     let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
     let mut r = sim.results((t2 - t1).as_secs_f64());
+    if sim.ran_out() {
+        let stuck = r.flows.iter().find(|f| !f.completed && !f.aborted).map_or_else(String::new, |f| format!(" application '{}' still had a transfer to complete;", f.app));
+        return Err(crate::error::Error::Invalid {
+            field: "sim.duration".into(),
+            message: format!(
+                "is 'none' (until every transfer completes), but the run had not ended after 100,000,000 s of simulated time, the longest run \
+                 allowed:{stuck} a connection that can never deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
+            ),
+        });
+    }
     r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();
     r.engine.results_seconds = t2.elapsed().as_secs_f64();

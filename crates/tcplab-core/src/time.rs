@@ -19,6 +19,9 @@ pub struct Dur(u64);
 impl Time {
     pub const ZERO: Time = Time(0);
     pub const MAX: Time = Time(u64::MAX);
+    /// The latest a run without a stop time may go on: 10^8 s (about three
+    /// years), the longest duration a scenario may give.
+    pub const LONGEST_RUN: Time = Time(100_000_000 * 1_000_000_000);
 
     pub const fn from_ns(ns: u64) -> Time {
         Time(ns)
