@@ -68,6 +68,25 @@ def test_ports_conserve_frames_and_cells(policy: str) -> None:
     assert 0 < t3.queue_avg_pkts < t3.queue_max_pkts
 
 
+def test_a_port_is_busy_while_it_sends_cells_wasted_ones_included_and_no_longer() -> None:
+    # 20 frames of 193 cells at once into a 200-cell buffer on a 64 kb/s
+    # port: one frame fits, the others are cut (PPD) and their queued cells
+    # go out after it. Those cells were counted as sent the moment their
+    # frame was lost, 1.86 s of busy time in a 1 s run.
+    sc = _atm(policy="ubr", buffer=200, n=1, duration="1s")
+    sc["topology"]["bottleneck"]["rate"] = "64kbps"
+    sc["topology"]["left_access"]["rate"] = "10Mbps"
+    sc["tcp"] = {"mss": "9180B", "iw": 10}
+    sc["apps"] = [{"type": "burst", "src": "s0", "dst": "k0", "flows": 20, "size": "100kB"}]
+    res = tcplab.run(sc)
+    port = res.ports.iloc[0]
+    assert (port.frames_out, port.ppd_frames, port.wasted_cells) == (1, 121, 156)
+    # Busy from the first cell's arrival (0.01 ms of access delay and a cell
+    # time at 10 Mb/s) to the end of the run.
+    t = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
+    assert t.utilization == pytest.approx(1 - (0.00001 + 53 * 8 / 10e6), abs=1e-9)
+
+
 def test_a_ubr_queue_needs_an_atm_link() -> None:
     sc = _atm()
     sc["topology"]["atm"] = False

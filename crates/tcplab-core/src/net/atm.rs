@@ -170,6 +170,8 @@ pub struct UbrPort {
     wait_ns: u128,
     /// The most cells waiting at once (the one in transmission not counted).
     max_waiting: u32,
+    /// Cells ever queued: each keeps the output busy for a cell time.
+    queued_cells: u64,
 }
 
 impl UbrPort {
@@ -194,6 +196,7 @@ impl UbrPort {
             vc_max: Vec::new(),
             wait_ns: 0,
             max_waiting: 0,
+            queued_cells: 0,
         }
     }
 
@@ -246,6 +249,7 @@ impl UbrPort {
             self.last_departure = d;
             self.wait_ns += u128::from(start.saturating_since(t).as_ns());
             self.fifo.push_back((d, f.vc));
+            self.queued_cells += 1;
             // Every queued cell but the one in transmission waits.
             self.max_waiting = self.max_waiting.max(self.fifo.len() as u32 - 1);
             f.queued += 1;
@@ -345,6 +349,15 @@ impl UbrPort {
         }
         let span = end.as_ns() as f64;
         (if span > 0.0 { wait as f64 / span } else { 0.0 }, self.max_waiting)
+    }
+
+    /// The time the output spent sending cells in a run ending at `end`:
+    /// a cell time for every queued cell, whole frames' and wasted ones'
+    /// alike, less what the cells still queued send after `end`.
+    pub fn busy_ns(&self, end: Time) -> u128 {
+        let tau = self.cell_time.as_ns();
+        let after: u128 = self.fifo.iter().map(|&(d, _)| u128::from(d.saturating_since(end).as_ns().min(tau))).sum();
+        u128::from(self.queued_cells) * u128::from(tau) - after
     }
 
     /// Frames whose cells are still arriving.
@@ -477,8 +490,12 @@ mod tests {
         assert_eq!((c.ppd_frames, c.dropped_cells, c.wasted_cells, c.early_drops), (1, 3, 3, 0));
         // The wasted cells still occupy the output: 10 cells, the last leaving at 10 TAU.
         assert_eq!(p.occupancy(), 10 - (last.as_ns() / TAU) as u32);
+        // Its busy time counts them when they are sent, within the run:
+        // 4.5 of the 10 cell times by 4.5 TAU, all 10 by 10 TAU and later.
+        assert_eq!(p.busy_ns(t(45 * TAU / 10)), u128::from(45 * TAU / 10));
         p.advance(t(10 * TAU));
         assert_eq!(p.occupancy(), 0);
+        assert_eq!((p.busy_ns(t(10 * TAU)), p.busy_ns(t(30 * TAU))), (u128::from(10 * TAU), u128::from(10 * TAU)));
     }
 
     #[test]

@@ -270,24 +270,24 @@ impl Link {
     pub fn push_from_port(&mut self, pkt: PacketId, cells: u32, last_departure: Time) -> Option<Time> {
         let bytes = cells * CELL_BYTES;
         // Its cells were sent interleaved with others'; the report counts it
-        // as sent back to back up to its last cell.
+        // as sent back to back up to its last cell (the port itself counts
+        // the link's busy time, cell by cell).
         let busy = Dur::from_ns(self.cell_time().as_ns() * u64::from(cells));
         let tx_start = Time::from_ns(last_departure.as_ns().saturating_sub(busy.as_ns()));
         let arrive = last_departure + self.delay;
         self.accepted += 1;
         self.accepted_bytes += u64::from(bytes);
-        self.busy_ns += busy.as_ns();
         let was_empty = self.len == 0;
         self.push_in_flight(InFlight { pkt, bytes, tx_start, arrive });
         self.started = self.len;
         was_empty.then_some(arrive)
     }
 
-    /// A frame the port lost (refused or cut); `queued` of its cells went out anyway.
-    pub fn count_port_loss(&mut self, cells: u32, queued: u32) {
+    /// A frame the port lost (refused or cut); its queued cells still go
+    /// out, and the port counts their time.
+    pub fn count_port_loss(&mut self, cells: u32) {
         self.drops += 1;
         self.drop_bytes += u64::from(cells * CELL_BYTES);
-        self.busy_ns += self.cell_time().as_ns() * u64::from(queued);
     }
 
     /// Frames still arriving at the port (counted as backlog at the end).
@@ -490,7 +490,9 @@ impl Link {
         let mut queue_avg = if span > 0.0 { wait as f64 / span } else { 0.0 };
         let (mut queue_max, mut queue_max_bytes) = (self.max_queue_pkts, self.max_queue_bytes);
         if let Some(port) = &self.port {
-            // A switch port queues cells: its queue is counted in cells.
+            // A switch port queues cells: its queue is counted in cells, and
+            // its busy time by the cells it sent, wasted ones included.
+            busy = port.busy_ns(end);
             let (avg, max) = port.queue_cells(end);
             queue_avg = avg;
             queue_max = u64::from(max);

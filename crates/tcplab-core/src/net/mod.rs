@@ -422,9 +422,9 @@ impl Network {
                     }
                     self.capture(tx_start, link, pkt, false);
                 }
-                FrameOut::Lost(pkt, queued) => {
+                FrameOut::Lost(pkt, _) => {
                     let n = atm::cells(self.pool.get(pkt).wire_bytes);
-                    self.links[link as usize].count_port_loss(n, queued);
+                    self.links[link as usize].count_port_loss(n);
                     let t = self.links[link as usize].port.as_ref().map_or(Time::ZERO, |p| p.now());
                     if log {
                         self.log_packet(t, link, LOG_DROP, pkt);
