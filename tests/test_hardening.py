@@ -173,6 +173,20 @@ def test_a_run_until_done_that_never_ends_is_refused_at_the_longest_run() -> Non
         "simulated time, the longest run allowed: application 'app0' still had a transfer to complete; a connection that can never "
         "deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
     )
+    # Sampled every 10 ms meanwhile, it would have taken rows without end
+    # (it took the machine's memory): sampling stops the run at the most
+    # samples allowed. The sampled application here ended long before, so
+    # the rows stay few while the samples are counted.
+    sc2 = {**sc, "apps": [{"type": "bulk", "name": "done", "src": "s1", "dst": "k1", "size": "10kB"}, {**sc["apps"][0], "name": "stuck"}],
+           "topology": {**sc["topology"], "left": 2, "right": 2}, "losses": [{**sc["losses"][0], "app": "stuck"}],
+           "trace": {"interval": "10ms", "apps": ["done"]}}  # fmt: skip
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(sc2)
+    assert str(e.value) == (
+        "invalid scenario: trace.interval: took 10000000 samples of each traced connection (at 100000.000 s of simulated time) and the run "
+        "had not ended: application 'stuck' still had a transfer to complete; at most 10000000 are allowed: sample less often, or give "
+        "sim.duration"
+    )
     # The same transfer, once its losses stop, completes and the run ends.
     sc["losses"][0] = {"link": "r0->r1", "kind": "data", "packets": [1, 2, 3]}
     res = tcplab.run(sc)

@@ -19,6 +19,7 @@ use crate::engine::{prefetch, prefetch_bytes, prefetch_whole, EventQueue};
 use crate::error::Result;
 use crate::net::{Network, Packet, PacketKind, RouteHead, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
+use crate::stats::trace::MAX_SAMPLES;
 use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
 use crate::time::Time;
@@ -42,6 +43,41 @@ enum Ev {
 /// the stages would cost more instructions than they save in waiting.
 const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 
+/// Why a run stopped before its end: it would have gone on past what a run
+/// may do.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// Without a stop time, still going at [`Time::LONGEST_RUN`].
+    LongestRun,
+    /// The next periodic sample would be one more than [`MAX_SAMPLES`].
+    Samples,
+}
+
+impl Halt {
+    /// The scenario error that says so, given the results so far.
+    fn error(self, r: &Results) -> crate::error::Error {
+        let stuck = r.flows.iter().find(|f| !f.completed && !f.aborted).map_or_else(String::new, |f| format!(" application '{}' still had a transfer to complete;", f.app));
+        let (field, message) = match self {
+            Halt::LongestRun => (
+                "sim.duration",
+                format!(
+                    "is 'none' (until every transfer completes), but the run had not ended after 100,000,000 s of simulated time, the longest run \
+                     allowed:{stuck} a connection that can never deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
+                ),
+            ),
+            Halt::Samples => (
+                "trace.interval",
+                format!(
+                    "took {MAX_SAMPLES} samples of each traced connection (at {:.3} s of simulated time) and the run had not ended:{stuck} at most \
+                     {MAX_SAMPLES} are allowed: sample less often, or give sim.duration",
+                    r.engine.sim_seconds
+                ),
+            ),
+        };
+        crate::error::Error::Invalid { field: field.into(), message }
+    }
+}
+
 pub struct Simulator {
     now: Time,
     stop: Option<Time>,
@@ -52,6 +88,9 @@ pub struct Simulator {
     tracer: Tracer,
     seg_buf: Vec<Segment>,
     processed: u64,
+    /// Periodic samples taken.
+    samples: u64,
+    halted: Option<Halt>,
     /// Prefetch in stages, several events ahead (the per-flow state is
     /// larger than a cache holds).
     deep_prefetch: bool,
@@ -156,7 +195,7 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX };
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX };
         let stop = sim.stop;
         let opened = sim.apps.opened_at_start(stop);
         sim.tcp.reserve(opened);
@@ -174,13 +213,16 @@ impl Simulator {
         self.apps.apps.len() * std::mem::size_of::<Connection>() + self.net.links.len() * std::mem::size_of::<crate::net::Link>()
     }
 
-    /// Run to the stop time, or until nothing is left to do. Without a stop
-    /// time, a run stops at [`Time::LONGEST_RUN`] with something still to do
-    /// ([`Simulator::ran_out`]).
+    /// Run to the stop time, or until nothing is left to do. A run without
+    /// a stop time that would go past [`Time::LONGEST_RUN`], or take more
+    /// than [`MAX_SAMPLES`] periodic samples, stops there ([`Simulator::halted`]).
     pub fn run(&mut self) {
         let end = self.stop.unwrap_or(Time::LONGEST_RUN);
         while let Some(t) = self.events.peek_time() {
             if t > end {
+                if self.stop.is_none() {
+                    self.halted = Some(Halt::LongestRun);
+                }
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
@@ -200,10 +242,15 @@ impl Simulator {
                 }
                 Ev::Sample => {
                     self.tracer.sample(self.now, &self.tcp.conns);
+                    self.samples += 1;
                     // Keep sampling while anything else is going on.
                     if !self.events.is_empty() {
-                        let iv = self.tracer.interval.expect("sampling");
-                        self.events.push(self.now + iv, Ev::Sample);
+                        let next = self.now + self.tracer.interval.expect("sampling");
+                        if self.samples == MAX_SAMPLES && next <= end {
+                            self.halted = Some(Halt::Samples);
+                            break;
+                        }
+                        self.events.push(next, Ev::Sample);
                     }
                 }
             }
@@ -341,12 +388,9 @@ impl Simulator {
     }
 
     /// The result tables. `wall_seconds` is the caller's measurement.
-    /// A run without a stop time that [`Simulator::run`] stopped at
-    /// [`Time::LONGEST_RUN`] with events still to come: something in it
-    /// never ends (a connection that can never deliver, retransmitting
-    /// forever with `max_retries` unset).
-    pub fn ran_out(&self) -> bool {
-        self.stop.is_none() && self.events.peek_time().is_some_and(|t| t > Time::LONGEST_RUN)
+    /// Why [`Simulator::run`] stopped before the run's end, if it did.
+    pub fn halted(&self) -> Option<Halt> {
+        self.halted
     }
 
     pub fn results(&self, wall_seconds: f64) -> Results {
@@ -369,15 +413,8 @@ pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
     let t2 = std::time::Instant::now();
     let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
     let mut r = sim.results((t2 - t1).as_secs_f64());
-    if sim.ran_out() {
-        let stuck = r.flows.iter().find(|f| !f.completed && !f.aborted).map_or_else(String::new, |f| format!(" application '{}' still had a transfer to complete;", f.app));
-        return Err(crate::error::Error::Invalid {
-            field: "sim.duration".into(),
-            message: format!(
-                "is 'none' (until every transfer completes), but the run had not ended after 100,000,000 s of simulated time, the longest run \
-                 allowed:{stuck} a connection that can never deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
-            ),
-        });
+    if let Some(halt) = sim.halted() {
+        return Err(halt.error(&r));
     }
     r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();

@@ -10,6 +10,11 @@ use crate::cc::CongestionControl;
 use crate::tcp::{Connection, State};
 use crate::time::{Dur, Time};
 
+/// The most periodic samples a run takes of each traced connection (the
+/// scenario's checks refuse an interval that would take more by the stop
+/// time; a run without one stops with an error when the next would pass it).
+pub const MAX_SAMPLES: u64 = 10_000_000;
+
 struct ConnTrace {
     traced: bool,
     /// (cwnd, ssthresh, state) of the last row written on change.
