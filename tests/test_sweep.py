@@ -773,3 +773,24 @@ def test_a_base_tables_problem_is_named_in_it_and_once(tmp_path) -> None:
     with pytest.raises(tcplab.SweepError) as e:
         load_sweep(p)
     assert [q.field for q in e.value.problems] == ["base.topology", "base.apps", "base.x"]
+
+
+def test_a_sweep_stores_every_result_table_of_its_runs(tmp_path) -> None:
+    """An ATM port's counters and, with traces = true, the web100 samples
+    are stored with the run's other tables, as tcplab.run gives them (they
+    were left out: a sweep of the goyal98 kind kept no port counters)."""
+    from tcplab.sweep import sweep_from_configs
+
+    from .test_atm import _atm
+
+    sc = _atm(policy="sd", buffer=300, n=2, duration="1s")
+    sc["trace"] = {"interval": "100ms", "web100": True, "apps": ["b0"]}
+    run_sweep(sweep_from_configs("atm", str(tmp_path / "s.duckdb"), [({"policy": "sd"}, sc)], replications=1, traces=True), progress=False)
+    stored = snapshot(tmp_path / "s.duckdb")
+    res = tcplab.run(sc, seed=derive_seed(1, 0))
+    for table in ("ports", "web100", "traces", "flows"):
+        mine = stored[table].drop(columns="run_id").reset_index(drop=True)
+        theirs = getattr(res, table)
+        theirs = theirs.sort_values(list(theirs.columns)).reset_index(drop=True)
+        pd.testing.assert_frame_equal(mine, theirs, check_dtype=False, obj=table)
+    assert len(stored["ports"]) == 2 and len(stored["web100"]) == 10

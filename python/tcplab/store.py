@@ -10,9 +10,10 @@ Tables:
   new runs (its earlier ones stay in ``runs``), and a run that two sweeps
   share carries each sweep's own factor labels here.
 - ``factors``: run_id, name, value (JSON text), one row per factor of a run.
-- ``flows``, ``links``: the run's result tables, with run_id.
+- ``flows``, ``links``, ``pages``, ``ports``: the run's result tables, with
+  run_id (a table no run has rows for is not made).
 - ``metrics``: run_id, metric, value: per-run summaries (see :func:`run_metrics`).
-- ``traces``, ``packets``: when the sweep asks for them.
+- ``traces``, ``packets``, ``web100``: when the sweep asks for them.
 
 Finished runs are written whole, in one transaction with whatever else has
 finished since the last write (the runner writes once 64 runs, or 0.05 s of
@@ -33,6 +34,11 @@ import numpy as np
 import pandas as pd
 
 from .errors import TcplabError, field_path
+
+#: A run's result tables, stored for every run; and its instrumentation,
+#: stored when the sweep asks for traces (`Result`'s tables of those names).
+RESULT_TABLES = ("flows", "links", "pages", "ports")
+TRACE_TABLES = ("traces", "packets", "web100")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -310,7 +316,7 @@ class Store:
             stored = [r[0] for r in self.con.execute("SELECT run_id FROM runs WHERE run_id IN (SELECT unnest(?::VARCHAR[]))", [ids]).fetchall()]
             for run_id in stored:
                 self.con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
-                for t in ("factors", "metrics", "flows", "links", "pages", "traces", "packets"):
+                for t in ("factors", "metrics", *RESULT_TABLES, *TRACE_TABLES):
                     if t in self._tables:
                         self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run_id])
             # Each table's frames, and the run each frame is of: the run_id
@@ -324,7 +330,7 @@ class Store:
                 if payload is not None:
                     eng = payload["engine"]
                     runs.append(head + ("ok", None, payload["wall_s"], eng["events"], eng["sim_seconds"], eng["packets_created"]))
-                    for table in ("flows", "links", "pages") + (("traces", "packets") if traces else ()):
+                    for table in RESULT_TABLES + (TRACE_TABLES if traces else ()):
                         df = payload["tables"][table]
                         if len(df):
                             dfs, of = frames.setdefault(table, ([], []))

@@ -213,7 +213,7 @@ _EMPTY: dict[str, Any] = {}
 
 def _empty(name: str, columns: list[str]) -> Any:
     """The empty result table `name`, made once per process (most runs have
-    no pages, traces or packets; the store writes no empty table, and
+    no pages, ports, traces or packets; the store writes no empty table, and
     nothing changes these frames)."""
     if name not in _EMPTY:
         from .api import _frame
@@ -228,7 +228,7 @@ def execute(core_json: str) -> dict[str, Any]:
     DataFrames and the per-run metrics. Top-level, so process pools and Dask
     can ship it; the tables are built here, in the worker, not in the
     process that writes the store."""
-    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _TRACE_COLUMNS, _frame, run_core_columns
+    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _PORT_COLUMNS, _TRACE_COLUMNS, WEB100_COLUMNS, _frame, run_core_columns
     from .store import run_metrics
 
     t0 = time.perf_counter()
@@ -236,8 +236,8 @@ def execute(core_json: str) -> dict[str, Any]:
     wall = time.perf_counter() - t0
     tables = {
         name: _frame(res[name], cols) if res[name] else _empty(name, cols)
-        for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS),
-                           ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS))  # fmt: skip
+        for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS), ("ports", _PORT_COLUMNS),
+                           ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS), ("web100", WEB100_COLUMNS))  # fmt: skip
     }
     metrics = run_metrics(tables["flows"], tables["links"], tables["pages"], res["engine"])
     return {"wall_s": wall, "engine": res["engine"], "tables": tables, "metrics": metrics}
