@@ -240,3 +240,30 @@ def test_an_output_path_that_is_a_file_exits_2(tmp_path, monkeypatch, option) ->
     # (it ran, then failed to write its files, with exit status 1).
     res = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", option, "afile/sub"])
     assert res.exit_code == 2 and res.output == f"error: {option} 'afile/sub': cannot create the directory: Not a directory\n"
+
+
+def test_replications_other_than_the_studys_share_the_store_and_are_named(tmp_path, monkeypatch) -> None:
+    from tcplab.store import Store
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    res = runner.invoke(main, ["reproduce", "iw10", "--quick", "--replications", "2", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "Mode: **quick**: 2 replications per case, 160 runs (0 of them reused from the store)" in (tmp_path / "iw10-out" / "report.md").read_text()
+    # Three replications reuse the two stored, as a sweep of its own.
+    res = runner.invoke(main, ["reproduce", "iw10", "--quick", "-r", "3", "-q"])
+    assert res.exit_code == 0, res.output
+    assert "3 replications per case, 240 runs (160 of them reused from the store)" in (tmp_path / "iw10-out" / "report.md").read_text()
+    with Store(tmp_path / "iw10-out" / "iw10.duckdb", read_only=True) as st:
+        assert st.sweeps() == {"iw10-quick-r2": {"runs": 160, "ok": 160, "failed": 0}, "iw10-quick-r3": {"runs": 240, "ok": 240, "failed": 0}}
+    # The study's own count names no sweep of its own.
+    from tcplab.studies.common import replications_of
+    from tcplab.studies.iw10 import QUICK
+
+    assert replications_of(QUICK, 10) == (10, "") and replications_of(QUICK, None) == (10, "") and replications_of(QUICK, 4) == (4, "-r4")
+    for args, message in ((["hstcp", "-r", "2"], "error: --replications does not apply to hstcp, which runs each stack with seeds 1, 2 and 3 "
+                                                 "(its iperf runs) itself\n"),
+                          (["iw10", "-r", "2", "--export-scenarios", "x"], "error: --replications does not apply with --export-scenarios, "
+                                                                           "which runs nothing (the scenarios go into its DIR)\n")):  # fmt: skip
+        res = runner.invoke(main, ["reproduce", *args])
+        assert (res.exit_code, res.output) == (2, message)

@@ -329,9 +329,12 @@ def _print_df(df: Any, title: str) -> None:
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE",
               help="Set a scenario field in every run of the study (repeatable), e.g. --set tcp.cc=cubic.")
+@click.option("--replications", "-r", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Replications of each configuration instead of the study's own (rfc2415: 5, quick 2; iw10: 100, quick 10; goyal98: 5, quick 1).")
 @click.option("--export-scenarios", "export", default=None, metavar="DIR",
               help="Run nothing: write each configuration's scenario (its first replication, --set applied) as TOML into DIR.")
-def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool, sets: tuple[str, ...], export: str | None) -> None:
+def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, quiet: bool, sets: tuple[str, ...], replications: int | None,
+                  export: str | None) -> None:  # fmt: skip
     """Reproduce a classic study: its tables next to the published ones,
     figures, CSVs and a Markdown report. Results go through the sweep
     machinery into OUT/STUDY.duckdb, so a rerun reuses stored runs. With
@@ -342,8 +345,10 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     from .studies.common import export_scenarios, variation_dir
 
     overrides = _parse_sets(sets)
+    if replications is not None and study == "hstcp":
+        _fail("--replications does not apply to hstcp, which runs each stack with seeds 1, 2 and 3 (its iperf runs) itself")
     if export is not None:
-        for option, on in (("--jobs", jobs is not None), ("--out", out is not None), ("--quiet", quiet)):
+        for option, on in (("--jobs", jobs is not None), ("--out", out is not None), ("--quiet", quiet), ("--replications", replications is not None)):
             if on:
                 _fail(f"{option} does not apply with --export-scenarios, which runs nothing (the scenarios go into its DIR)")
     for option, where in (("--out", out), ("--export-scenarios", export)):
@@ -355,8 +360,9 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
             click.echo(f"wrote {len(paths)} scenarios of {study}{' (quick)' if quick else ''} into {export}, each as its first "
                        f"replication runs; run one with: tcplab run {paths[0]}")  # fmt: skip
             return
+        more = {} if replications is None else {"replications": replications}
         mod.reproduce(quick=quick, jobs=jobs, out=out or variation_dir(study, overrides), progress=not quiet, console=_console(180),
-                      overrides=overrides)  # fmt: skip
+                      overrides=overrides, **more)  # fmt: skip
     except ScenarioError as e:
         _fail(str(e))
     except TcplabError as e:

@@ -146,6 +146,18 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
                     dict(overrides or {}))  # fmt: skip
 
 
+def replications_of(mode: dict[str, Any], replications: int | None) -> tuple[int, str]:
+    """The replications a study runs (its mode's, or the user's
+    --replications) and what they add to its sweep's name (`-r30`, when
+    they are not the mode's), so a store keeps both sweeps and shares
+    their common runs."""
+    if replications is None or replications == mode["replications"]:
+        return mode["replications"], ""
+    if replications < 1:
+        raise ValueError(f"replications must be at least 1, not {replications}")
+    return replications, f"-r{replications}"
+
+
 def sweep_seed(overrides: dict[str, Any] | None) -> int:
     """The seed a study's sweep derives its replications' seeds from: 1, or
     the user's `--set sim.seed=S` (replication r then runs with the seed

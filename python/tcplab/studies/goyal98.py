@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -726,7 +726,7 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
 
 
 def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "goyal98-out", progress: bool = True, console: Any = None,
-              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+              overrides: dict[str, Any] | None = None, replications: int | None = None) -> dict[str, Any]:  # fmt: skip
     """Run the full factorial on each link (quick: one replication, else
     five), print the allocation of variation and the claims, and write
     CSVs, figures and report.md; `overrides` (dotted scenario paths) are set
@@ -735,7 +735,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("goyal98", configurations(), mode["replications"], quick, out, jobs, progress, overrides=overrides)
+    reps, named = replications_of(mode, replications)
+    run = run_configs("goyal98", configurations(), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, run.run_ids, run.overrides)
     an = analyses(per)
     alloc = allocation_checks(an)
@@ -749,7 +750,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     if sens is not None:
         print_table(console, "Sensitivity to the modelling choices (one replication each)", sens)
     figs = figures(per, an, run.out_dir)
-    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s,
+    meta = {"mode": "quick" if quick else "full", "replications": reps, "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s,
             "overrides": run.overrides}  # fmt: skip
     tabs = {"per_run": per, "configurations": config_table(per), "allocation": shares_table(an), "effects": effects_table(an)}
     if sens is not None:

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -422,7 +422,7 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
     lines = [
         "# Järvinen et al. (IETF 78, 2010), IW3 against IW10 on wireless links, reproduced with tcplab",
         "",
-        f"Mode: **{meta['mode']}**: {meta['replications']} replications per case, {meta['runs']} runs ({meta['skipped']} of them "
+        f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} per case, {meta['runs']} runs ({meta['skipped']} of them "
         f"reused from the store), {meta['wall_s']:.1f} s of wall time for the runs.",
         "",
         "## The model",
@@ -503,7 +503,7 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
 
 
 def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "iw10-out", progress: bool = True, console: Any = None,
-              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+              overrides: dict[str, Any] | None = None, replications: int | None = None) -> dict[str, Any]:  # fmt: skip
     """Run every case (quick: 10 replications), print the summary tables in the
     slides' layout beside the slides' signs, and write CSVs, box plots and a
     report; `overrides` (dotted scenario paths) are set in every run."""
@@ -511,7 +511,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("iw10", configurations(), mode["replications"], quick, out, jobs, progress, overrides=overrides)
+    reps, named = replications_of(mode, replications)
+    run = run_configs("iw10", configurations(), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, run.run_ids)
     t = tables(per)
     results = checks(t, per)
@@ -519,10 +520,10 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
         print_table(console, f"{title}: + IW10 better, - worse, 0 within the noise band (25th, 50th, 75th percentile)", g)
     cmp = t["slides"]
     print_table(console, "The slides' three-sign cells against ours", cmp[["table", "workload", "burst", "profile", "buffer", "n", "signs", "ours", "median_agrees"]])
-    sens = sensitivity(results, mode["replications"], quick, out, jobs, progress, overrides)
+    sens = sensitivity(results, reps, quick, out, jobs, progress, overrides)
     print_table(console, "Sensitivity to the choices the slides leave open", sens)
     figs = figures(per, run.out_dir)
-    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s}
+    meta = {"mode": "quick" if quick else "full", "replications": reps, "runs": run.runs, "skipped": run.skipped, "wall_s": run.wall_s}
     tabs = {**t, "per_run": per, "sensitivity": sens}
     return finish(run, tabs, results, lambda: report(t, per, results, meta, figs, sens), console, figs)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, finish, first_replication, md_table, print_table, run_configs, save_figure
+from .common import check_lines, finish, first_replication, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -682,7 +682,7 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
     lines = [
         "# RFC 2415 reproduced with tcplab",
         "",
-        f"Mode: **{meta['mode']}**: {meta['replications']} replications of {meta['duration']} per configuration, "
+        f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} of {meta['duration']} per configuration, "
         f"{meta['runs']} runs, {meta['wall_s']:.1f} s of wall time on "
         + (f"{meta['jobs']} worker(s)." if isinstance(meta["jobs"], int) else "all cores."),
         "Numbers are means over replications of each run's metric, with 95% t-interval half-widths (`_ci`); "
@@ -787,7 +787,7 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
 
 
 def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "rfc2415-out", progress: bool = True, console: Any = None,
-              overrides: dict[str, Any] | None = None) -> dict[str, Any]:  # fmt: skip
+              overrides: dict[str, Any] | None = None, replications: int | None = None) -> dict[str, Any]:  # fmt: skip
     """Run the whole study (or its quick form), print Tables 1-6 against the
     RFC's, and write CSVs, Figures 1-4 and a Markdown report into `out`;
     `overrides` (dotted scenario paths) are set in every run."""
@@ -795,7 +795,8 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
 
     console = console or Console()
     mode = QUICK if quick else FULL
-    run = run_configs("rfc2415", configurations(mode["duration"]), mode["replications"], quick, out, jobs, progress, overrides=overrides)
+    reps, named = replications_of(mode, replications)
+    run = run_configs("rfc2415", configurations(mode["duration"]), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, None, run.run_ids)
     t = tables(per)
     results = checks(t, per)
@@ -805,6 +806,6 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
     tabs = dict(t)
     if sens is not None:
         tabs["sensitivity"] = sens
-    meta = {"mode": "quick" if quick else "full", "replications": mode["replications"], "duration": mode["duration"],
+    meta = {"mode": "quick" if quick else "full", "replications": reps, "duration": mode["duration"],
             "runs": run.runs, "wall_s": run.wall_s, "jobs": jobs or "all cores"}  # fmt: skip
     return finish(run, tabs, results, lambda: report(t, results, meta, figs, sens), console, figs)
