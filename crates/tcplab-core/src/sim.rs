@@ -387,12 +387,12 @@ impl Simulator {
         self.tcp.conns[c].after_event(&mut io!(self));
     }
 
-    /// The result tables. `wall_seconds` is the caller's measurement.
     /// Why [`Simulator::run`] stopped before the run's end, if it did.
     pub fn halted(&self) -> Option<Halt> {
         self.halted
     }
 
+    /// The result tables. `wall_seconds` is the caller's measurement.
     pub fn results(&self, wall_seconds: f64) -> Results {
         results::build(&self.net, &self.tcp, &self.apps, &self.tracer, self.now, self.processed, wall_seconds)
     }

@@ -469,7 +469,9 @@ impl Link {
         let mut backlog = 0u64;
         let mut propagating = 0u64;
         let mut backlog_bytes = 0u64;
-        let mut busy = u128::from(self.busy_ns);
+        // A switch port counts its busy time itself, cell by cell (its
+        // frames in flight were sent interleaved, not back to back).
+        let mut busy = self.port.as_ref().map_or(u128::from(self.busy_ns), |p| p.busy_ns(end));
         let mut wait = self.wait_ns;
         for e in self.iter_in_flight() {
             let ser = Dur::serialization(u64::from(e.bytes), self.rate_bps);
@@ -478,8 +480,10 @@ impl Link {
                 backlog += 1;
                 backlog_bytes += u64::from(e.bytes);
                 // Count only the part of the transmission inside the run.
-                let inside = end.saturating_since(e.tx_start);
-                busy -= u128::from((ser - inside).as_ns());
+                if self.port.is_none() {
+                    let inside = end.saturating_since(e.tx_start);
+                    busy -= u128::from((ser - inside).as_ns());
+                }
                 // Count only the part of the wait inside the run.
                 wait = wait.saturating_sub(u128::from(e.tx_start.saturating_since(end).as_ns()));
             } else if e.arrive > end {
@@ -490,9 +494,7 @@ impl Link {
         let mut queue_avg = if span > 0.0 { wait as f64 / span } else { 0.0 };
         let (mut queue_max, mut queue_max_bytes) = (self.max_queue_pkts, self.max_queue_bytes);
         if let Some(port) = &self.port {
-            // A switch port queues cells: its queue is counted in cells, and
-            // its busy time by the cells it sent, wasted ones included.
-            busy = port.busy_ns(end);
+            // A switch port queues cells: its queue is counted in cells.
             let (avg, max) = port.queue_cells(end);
             queue_avg = avg;
             queue_max = u64::from(max);
@@ -595,6 +597,28 @@ mod tests {
         assert_eq!(line(&l.near_len as *const _ as usize), 2);
         assert_eq!(line(&l.rest as *const _ as usize), 3);
         assert_eq!(line(&l.disc as *const _ as usize), 3);
+    }
+
+    #[test]
+    fn a_ports_busy_time_is_its_cells_within_the_run() {
+        // A 10-cell frame queued at once on a 1.5 Mb/s port: its cells go
+        // out back to back from 0, the last at 10 cell times. The report at
+        // half its transmission counts half (the port's own count; the
+        // frame in flight is not clipped a second time).
+        let mut l = link(10);
+        let cell = l.cell_time();
+        l.set_atm(Some(UbrPort::new(atm::UbrConfig { buffer_cells: 100, ..Default::default() }, cell)));
+        let port = l.port.as_mut().expect("a port");
+        let last = port.frame_arrives(Time::ZERO, 7, 0, 10, Dur::ZERO);
+        port.advance(last);
+        let out: Vec<_> = port.take_out().collect();
+        assert_eq!(out, vec![atm::FrameOut::Sent(7, Time::ZERO + Dur::from_ns(10 * cell.as_ns()))]);
+        l.push_from_port(7, 10, Time::ZERO + Dur::from_ns(10 * cell.as_ns()));
+        let r = l.report(Time::ZERO + Dur::from_ns(5 * cell.as_ns()));
+        assert_eq!((r.backlog_end, r.departures), (1, 0));
+        assert!((r.utilization - 1.0).abs() < 1e-12, "{}", r.utilization);
+        let r = l.report(Time::ZERO + Dur::from_ns(20 * cell.as_ns()));
+        assert!((r.utilization - 0.5).abs() < 1e-12, "{}", r.utilization);
     }
 
     #[test]
