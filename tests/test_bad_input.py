@@ -193,6 +193,20 @@ def test_the_python_api_says_what_a_scenario_and_overrides_are() -> None:
         tcplab.run(BASE, pcap=5)
 
 
+def test_a_seed_given_twice_two_ways_is_refused(tmp_path) -> None:
+    # `--seed 3 --set sim.seed=5` ran with 3, silently.
+    from tcplab.scenario.loading import dumps_toml
+
+    (tmp_path / "b.toml").write_text(dumps_toml(BASE))
+    r = CliRunner().invoke(main, ["run", str(tmp_path / "b.toml"), "--seed", "3", "--set", "sim.seed=5"])
+    assert (r.exit_code, r.output) == (2, f"error: invalid scenario in {tmp_path / 'b.toml'}: sim.seed: is given twice, as 3 (the seed option) "
+                                          "and as 5 (sim.seed); give it once\n")  # fmt: skip
+    with pytest.raises(tcplab.ScenarioError, match=r"^invalid scenario: sim.seed: is given twice, as 3 \(the seed option\) and as 4 \(sim\); give it once$"):
+        tcplab.load(BASE, {"sim": {"seed": 4}}, seed=3)
+    # The same value twice is no conflict.
+    assert tcplab.load(BASE, {"sim.seed": 3}, seed=3).sim.seed == 3
+
+
 def test_the_package_lists_its_public_names() -> None:
     # dir(tcplab) listed `annotations`, `importlib` and `Any`, and not `run`
     # or `load` before their first use.
