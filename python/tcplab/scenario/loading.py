@@ -260,9 +260,11 @@ def load(source: str | Path | dict[str, Any] | Scenario, overrides: dict[str, An
         # The seed given twice, two ways (`--seed 3 --set sim.seed=5`): the
         # seed silently won.
         for key, value in over.items():
-            set_too = value if field_path(key) == "sim.seed" else value.get("seed", seed) if field_path(key) == "sim" and isinstance(value, Mapping) else seed
-            if set_too != seed:
-                raise ScenarioError([FieldProblem("sim.seed", f"is given twice, as {seed} (the seed option) and as {set_too!r} ({key}); give it once")], where)
+            path = field_path(key)
+            if path == "sim" and isinstance(value, Mapping):
+                path, value = "sim.seed", value.get("seed", seed)
+            if path == "sim.seed" and value != seed:
+                raise ScenarioError([FieldProblem("sim.seed", f"is given twice, as {seed} (the seed option) and as {value!r} ({key}); give it once")], where)
         over["sim.seed"] = seed
     try:
         doc = apply_overrides(doc, over)
