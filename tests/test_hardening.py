@@ -162,12 +162,32 @@ def test_values_that_make_no_run_exit_2_naming_the_field(args: list[str], text: 
 def test_a_run_until_done_that_never_ends_is_refused_at_the_longest_run() -> None:
     # Every data packet lost and retransmitted for ever: the run went on to
     # the end of simulated time (584 years, 2.5 minutes of wall time at the
-    # 60 s RTO ceiling) and panicked on the time overflow.
+    # 60 s RTO ceiling) and panicked on the time overflow. The scenario is
+    # refused before it runs; the core, given it (as the fuzzers and
+    # run_core_columns give it JSON), stops at the longest run.
+    from tcplab.api import run_core_columns
+
     sc = dumbbell(tcp={"max_retries": "none", "rto_initial": "1000s", "rto_max": "100000s"},
                   apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}])  # fmt: skip
     sc["losses"] = [{"link": "r0->r1", "kind": "data", "rate": 1.0}]
     with pytest.raises(tcplab.ScenarioError) as e:
         tcplab.run(sc)
+    assert str(e.value) == (
+        "invalid scenario: tcp.max_retries = 'none': never giving up, with sim.duration = 'none' (until every transfer completes), "
+        "keeps the run going for ever if a transfer can never get through: give a duration, or a number of retransmissions"
+    )
+    # One application's own setting is named as its own.
+    own = {**sc, "tcp": {"rto_initial": "1000s", "rto_max": "100000s"}, "apps": [{**sc["apps"][0], "tcp": {"max_retries": "none"}}]}
+    with pytest.raises(tcplab.ScenarioError, match=r"^invalid scenario: apps\[0\]\.tcp\.max_retries = 'none': never giving up"):
+        tcplab.run(own)
+
+    def core(doc: dict) -> str:
+        c = tcplab.load({**doc, "sim": {"duration": "1s"}}).to_core()
+        c["stop_ns"] = None
+        return json.dumps(c)
+
+    with pytest.raises(tcplab.ScenarioError) as e:
+        run_core_columns(core(sc))
     assert str(e.value) == (
         "invalid scenario: sim.duration: is 'none' (until every transfer completes), but the run had not ended after 100,000,000 s of "
         "simulated time, the longest run allowed: application 'app0' still had a transfer to complete; a connection that can never "
@@ -181,16 +201,15 @@ def test_a_run_until_done_that_never_ends_is_refused_at_the_longest_run() -> Non
            "topology": {**sc["topology"], "left": 2, "right": 2}, "losses": [{**sc["losses"][0], "app": "stuck"}],
            "trace": {"interval": "10ms", "apps": ["done"]}}  # fmt: skip
     with pytest.raises(tcplab.ScenarioError) as e:
-        tcplab.run(sc2)
+        run_core_columns(core(sc2))
     assert str(e.value) == (
         "invalid scenario: trace.interval: took 10000000 samples of each traced connection (at 100000.000 s of simulated time) and the run "
         "had not ended: application 'stuck' still had a transfer to complete; at most 10000000 are allowed: sample less often, or give "
         "sim.duration"
     )
-    # The same transfer, once its losses stop, completes and the run ends.
-    sc["losses"][0] = {"link": "r0->r1", "kind": "data", "packets": [1, 2, 3]}
-    res = tcplab.run(sc)
-    assert res.flows.completed.tolist() == [True] and res.flows.timeouts.tolist() == [3]
+    # With a number of retransmissions, the same transfer gives up and the run ends.
+    res = tcplab.run(sc, overrides={"tcp.max_retries": 3})
+    assert (res.flows.aborted.tolist(), res.flows.timeouts.tolist()) == ([True], [3])
 
 
 def test_the_core_refuses_a_zero_cycle_and_endless_or_huge_ones_itself() -> None:

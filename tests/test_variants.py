@@ -329,7 +329,7 @@ def test_an_applications_tcp_table_overrides_with_the_unbounded_values_too() -> 
     and `max_retries = "none"` over a shared 3, take effect (they parse to
     None, which was read as "not set", so the shared values stayed); a key
     left unset, or given as None from Python, keeps the shared value."""
-    sc = dumbbell(tcp={"ssthresh": "8pkt", "max_retries": 3},
+    sc = dumbbell(duration="5s", tcp={"ssthresh": "8pkt", "max_retries": 3},
                   apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "tcp": {"ssthresh": "inf", "max_retries": "none", "iw": None}},
                         {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}])  # fmt: skip
     core = tcplab.load(sc).to_core()

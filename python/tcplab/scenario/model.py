@@ -92,6 +92,7 @@ class Scenario(_Model):
         out: list[FieldProblem] = []
         names_seen: dict[str, int] = {}
         shared_checked: list[FieldProblem] | None = None  # the checks of the shared [tcp], made once
+        retry_named = False  # the shared [tcp]'s max_retries named once
         for i, a in enumerate(apps):
             for attr in ("src", "dst"):
                 v = getattr(a, attr)
@@ -117,6 +118,16 @@ class Scenario(_Model):
                 endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
                 if endless:
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
+                # A connection that can never deliver would retransmit for
+                # ever and the run never end (the core stops it at 10^8 s,
+                # which a tiny RTO takes for ever to reach).
+                own = "max_retries" in a.tcp.model_fields_set
+                if self.tcp_for(i).max_retries is None and (own or not retry_named):
+                    field = f"apps[{i}].tcp.max_retries" if own else "tcp.max_retries"
+                    retry_named = retry_named or not own
+                    out.append(FieldProblem(field, "never giving up, with sim.duration = 'none' (until every transfer completes), keeps the run "
+                                            "going for ever if a transfer can never get through: give a duration, or a number of "
+                                            "retransmissions", "none", True))  # fmt: skip
         return out
 
     def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
