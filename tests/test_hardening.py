@@ -131,8 +131,10 @@ WEB = '{type="web",src="s0",dst="k0",%s}'
     (["--set", "apps.0.size=0B"], "apps[0].size = '0B': must be at least 1 byte, or 'inf'"),
     (["--set", "apps.3.size=0B"], "apps[3].size = '0B': must be at least 1 byte"),
     (["--set", 'apps.0={type="burst",src="s0",dst="k0",flows=2,size="0B"}'], "apps[0].size = '0B': must be at least 1 byte"),
-    (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be above 0s"),
-    (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be above 0s"),
+    (["--set", "tcp.rto_initial=0s"], "tcp.rto_initial = '0s': must be at least 1us"),
+    # A timeout per nanosecond of a connection that could not deliver: minutes of run time.
+    (["--set", "tcp.rto_max=1ns", "--set", "tcp.rto_min=0s"], "tcp.rto_max = '1ns': must be at least 1us"),
+    (["--set", 'apps.2.tcp={rto_max="0s",rto_min="0s"}'], "apps[2].tcp.rto_max = '0s': must be at least 1us"),
     (["--set", 'topology.bottleneck.queue={type="red",mean_pkt="0B"}'], "topology.bottleneck.queue.mean_pkt = '0B': must be at least 1 byte"),
     # A window below one segment: nothing was ever sent, and the run ended at once.
     (["--set", "tcp.iw=1B"], "tcp.iw = '1B': is below one segment (mss = 1460 bytes), so nothing could be sent; give at least 1460B, "

@@ -49,17 +49,25 @@ SizeOrInf = Annotated[Optional[int], BeforeValidator(_inf_or(units.parse_size)),
 DurationOrNone = Annotated[Optional[int], BeforeValidator(_none_or(units.parse_duration)), _ser(units.format_duration, "none")]
 
 
-def _above_zero(message: str):
+def _at_least(least: int, message: str):
     def check(v: Optional[int]) -> Optional[int]:
-        if v is not None and v <= 0:
+        if v is not None and v < least:
             raise ValueError(message)
         return v
 
     return AfterValidator(check)
 
 
-#: A duration of which zero makes no sense: an RTO, a cycle of pages.
+def _above_zero(message: str):
+    return _at_least(1, message)
+
+
+#: A duration of which zero makes no sense: a cycle of pages.
 PositiveDuration = Annotated[Duration, _above_zero("must be above 0s")]
+#: A retransmission timer's first or largest value: 0 made instant timeouts,
+#: and a nanosecond's RTO a timeout per nanosecond of a connection that
+#: cannot deliver (datacenter studies go down to some tens of microseconds).
+TimerDuration = Annotated[Duration, _at_least(1_000, "must be at least 1us")]
 #: A size of which zero makes no sense: a transfer's (one of nothing would never start, so never end), a mean packet's.
 PositiveSize = Annotated[Size, _above_zero("must be at least 1 byte")]
 PositiveSizeOrInf = Annotated[SizeOrInf, _above_zero("must be at least 1 byte, or 'inf'")]

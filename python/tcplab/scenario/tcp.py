@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveDuration, PositiveInt, RetryCount, Size, Ssthresh, Window, _Model
+from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"
@@ -26,9 +26,9 @@ class Tcp(_Model):
     """RFC 7323 window scaling; without it the window is at most 65535 bytes."""
     ssthresh: Ssthresh = "inf"
     """Initial slow-start threshold: 'inf', 'bdp' (the path's bandwidth-delay product), or an amount."""
-    rto_initial: PositiveDuration = "1s"
+    rto_initial: TimerDuration = "1s"
     rto_min: Duration = "1s"
-    rto_max: PositiveDuration = "60s"
+    rto_max: TimerDuration = "60s"
     clock_granularity: Duration = "1ms"
     max_backoff: Annotated[int, Field(ge=0, le=62)] = 6
     max_retries: RetryCount = 15
