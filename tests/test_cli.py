@@ -168,3 +168,22 @@ def test_ctrl_c_in_any_command_exits_130(monkeypatch) -> None:
     monkeypatch.setattr(tcplab.api, "run", interrupted)
     r = CliRunner().invoke(main, ["run", EXAMPLE])
     assert (r.exit_code, r.output) == (130, "interrupted.\n")
+
+
+def test_the_summary_gives_the_pages_and_the_switch_ports() -> None:
+    """A run of web pages or over an ATM switch port says how they fared
+    below the tables (the pages and ports were only in --json)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    r = CliRunner().invoke(main, ["run", str(root / "web-pages.toml")])
+    assert r.exit_code == 0, r.output
+    res = tcplab.run(str(root / "web-pages.toml"))
+    done = res.pages[res.pages.completed.astype(bool)].delay_s
+    assert (len(res.pages), len(done), round(done.median(), 3)) == (124, 120, 0.858)
+    assert "Pages: 124 of 8 application(s), 120 completed; delay median 0.858 s, quartiles 0.717-1.031 s\n" in r.output
+    r = CliRunner().invoke(main, ["run", str(root / "atm-ubr.toml")])
+    assert r.exit_code == 0, r.output
+    port = tcplab.run(str(root / "atm-ubr.toml")).ports.iloc[0]
+    assert (port.frames, port.early_drops, port.ppd_frames, port.dropped_cells, port.wasted_cells) == (93315, 5946, 9, 135746, 102)
+    assert "Port r0→r1 (sd, 1,062 cells): 93,315 frames, 5,946 refused early, 9 cut (PPD); cells 135,746 dropped, 102 wasted\n" in r.output
+    r = CliRunner().invoke(main, ["run", str(root / "dumbbell-bulk.toml")])
+    assert "Pages" not in r.output and "Port" not in r.output

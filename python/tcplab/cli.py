@@ -402,7 +402,8 @@ def _si(x: float, unit: str) -> str:
 
 
 def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None:
-    """Readable tables of flows, the busiest links and the engine counters."""
+    """Readable tables of flows and the busiest links, a line on the web
+    pages and one per ATM switch port, and the engine counters."""
     from rich.table import Table
 
     from .api import rows_of
@@ -449,6 +450,20 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
     if res.data.get("ports", {}).get("link"):
         lt.caption = "avg q and max q: packets waiting; on an ATM switch port (" + ", ".join(n.replace("->", "→") for n in res.data["ports"]["link"]) + "), cells"
     console.print(lt)
+    pc = res.data.get("pages", {})
+    if pc.get("id"):
+        import statistics
+
+        delays = sorted(d for d, ok in zip(pc["delay_s"], pc["completed"]) if ok)
+        line = f"[bold]Pages[/bold]: {len(pc['id']):,} of {len(set(pc['app']))} application(s), {len(delays):,} completed"
+        if delays:
+            q1, median, q3 = statistics.quantiles(delays, n=4) if len(delays) > 1 else (delays[0],) * 3
+            line += f"; delay median {median:.3f} s, quartiles {q1:.3f}-{q3:.3f} s"
+        console.print(line)
+    for r in rows_of(res.data.get("ports", {}), range(len(res.data.get("ports", {}).get("link", [])))):
+        console.print(f"[bold]Port[/bold] {r['link'].replace('->', '→')} ({r['policy']}, {r['buffer_cells']:,} cells): {r['frames']:,} frames, "
+                      f"{r['early_drops']:,} refused early, {r['ppd_frames']:,} cut (PPD); cells {r['dropped_cells']:,} dropped, "
+                      f"{r['wasted_cells']:,} wasted")  # fmt: skip
     e = res.engine
     console.print(
         f"[bold]Engine[/bold]: {e['sim_seconds']:g} simulated s, {e['events']:,} events, "
