@@ -187,3 +187,20 @@ def test_the_summary_gives_the_pages_and_the_switch_ports() -> None:
     assert "Port r0→r1 (sd, 1,062 cells): 93,315 frames, 5,946 refused early, 9 cut (PPD); cells 135,746 dropped, 102 wasted\n" in r.output
     r = CliRunner().invoke(main, ["run", str(root / "dumbbell-bulk.toml")])
     assert "Pages" not in r.output and "Port" not in r.output
+
+
+@pytest.mark.parametrize("example", sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml")), ids=lambda p: p.stem)
+def test_every_command_an_example_suggests_runs(example, tmp_path, monkeypatch) -> None:
+    """Each example's header lists commands to run it and vary it: each runs
+    (exit 0), and a figure it asks for is written."""
+    import shlex
+
+    commands = [shlex.split(line[1:].split("  #")[0]) for line in example.read_text().splitlines() if line.startswith("#   tcplab ")]
+    assert commands, "the header suggests no command"
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        argv = [str(example) if a == f"examples/{example.name}" else a for a in argv[1:]]
+        r = CliRunner().invoke(main, argv)
+        assert r.exit_code == 0, (argv, r.output)
+        if "-o" in argv:
+            assert (tmp_path / argv[argv.index("-o") + 1]).stat().st_size > 10_000, argv
