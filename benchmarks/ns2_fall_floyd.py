@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Fall and Floyd's drop patterns, packet by packet, in tcplab and in ns-2.
+
+Runs `examples/fall-floyd-drops.toml` (one flow over a 0.8 Mb/s, 100 ms
+link, 1 to 4 packets dropped from the window of the fifth round of slow
+start) in tcplab and the same set-up in ns-2 2.35's one-way TCP agents
+(`ns2/fall_floyd.tcl`: Agent/TCP, /Reno, /Newreno and /Sack1), and compares
+every departure and drop at the slow link over 3 s: the segment and the
+time, to the microsecond.
+
+tcplab runs with the settings that ns-2 2.35's defaults amount to
+(`NS2_SETTINGS`): a segment of growth per ACK instead of RFC 3465 byte
+counting, and limited transmit (ns-2's `singledup_`, on since 2001); SACK
+recovery and NewReno both ways, RFC 6675 / RFC 6582 and the ns-2 agents'
+own (`ns2-1998`). It prints, for each case, how many packets the two traces
+have, how long a prefix is identical, and the first difference. The
+differences that remain, and their causes, are in DEVELOPERS.md ("Checked
+against ns-2").
+
+`--write-reference FILE` writes ns-2's traces as CSV
+(`tests/data/ns2_fall_floyd.csv` is that file; `tests/test_ns2_reference.py`
+checks tcplab against it without ns-2). It asserts nothing.
+
+    python benchmarks/ns2_fall_floyd.py
+    python benchmarks/ns2_fall_floyd.py --install-ns2 --write-reference tests/data/ns2_fall_floyd.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "examples", "fall-floyd-drops.toml")
+#: The data packets dropped at r1->k1 (1-based, as the example counts them).
+DROPS = {1: [20], 2: [20, 22], 3: [20, 22, 24], 4: [20, 22, 24, 26]}
+VARIANTS = ("tahoe", "reno", "newreno", "sack")
+#: What ns-2 2.35's defaults amount to, in tcplab's fields.
+NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True}
+#: Each variant's recovery settings to compare (label, overrides).
+RECOVERY = {
+    "tahoe": [("", {})],
+    "reno": [("", {})],
+    "newreno": [("rfc6582", {}), ("ns2-1998", {"tcp.newreno_recovery": "ns2-1998"})],
+    "sack": [("rfc6675", {}), ("ns2-1998", {"tcp.sack_recovery": "ns2-1998"})],
+}
+START = 0.5  # the ns-2 script starts the flow at 0.5 s
+MSS = 1000
+
+
+def ns2_trace(variant: str, ndrops: int, workdir: str) -> list[tuple[str, float, int]]:
+    """ns-2's departures ('-') and drops ('d') at r1->k1: (event, time, segment number)."""
+    out = os.path.join(workdir, f"{variant}-{ndrops}.tr")
+    drops = " ".join(str(n - 1) for n in DROPS[ndrops])
+    subprocess.run(["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out], capture_output=True, check=True)
+    rows = []
+    with open(out) as f:
+        for line in f:
+            ev, t, *_, seq, _uid = line.split()
+            if ev in ("-", "d"):
+                rows.append((ev, round(float(t) - START, 6), int(seq)))
+    return rows
+
+
+def tcplab_trace(variant: str, ndrops: int, overrides: dict) -> list[tuple[str, float, int]]:
+    """tcplab's departures and drops at r1->k1, in the same form."""
+    import tcplab
+
+    ov = {"tcp.cc": variant, "losses.0.packets": DROPS[ndrops], **NS2_SETTINGS, **overrides}
+    pk = tcplab.run(EXAMPLE, overrides=ov).packets
+    pk = pk[pk.event.isin(["dequeue", "drop"])]
+    return [("-" if e == "dequeue" else "d", round(float(t), 6), int(s) // MSS) for t, e, s in zip(pk.t, pk.event, pk.seq)]
+
+
+def identical_prefix(a: list, b: list, tol: float = 1e-6) -> int:
+    """How many entries from the start are the same event, segment and time (within `tol` s)."""
+    n = 0
+    for x, y in zip(a, b):
+        if x[0] != y[0] or x[2] != y[2] or abs(x[1] - y[1]) > tol:
+            break
+        n += 1
+    return n
+
+
+def compare(variant: str, ndrops: int, label: str, overrides: dict, ns2: list) -> dict:
+    ours = tcplab_trace(variant, ndrops, overrides)
+    same = identical_prefix(ns2, ours)
+    whole = same == len(ns2) == len(ours)
+    first = None if whole else (ns2[same] if same < len(ns2) else None, ours[same] if same < len(ours) else None)
+    order = identical_prefix(ns2, ours, tol=float("inf"))
+    lag = max((abs(x[1] - y[1]) for x, y in zip(ns2[:order], ours[:order])), default=0.0)
+    return {"variant": variant, "recovery": label, "drops": ndrops, "ns2": len(ns2), "tcplab": len(ours), "same": same,
+            "whole": whole, "first": first, "order": order, "lag": lag}  # fmt: skip
+
+
+def fmt(e: tuple | None) -> str:
+    return "-" if e is None else f"{'sent' if e[0] == '-' else 'drop'} {e[2]} at {e[1]:.6f}"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
+    ap.add_argument("--write-reference", metavar="FILE", help="write ns-2's traces as CSV (variant, drops, event, t, seq)")
+    args = ap.parse_args()
+    if shutil.which("ns") is None:
+        if not args.install_ns2:
+            print("ns-2 (`ns`) is not installed: use --install-ns2", file=sys.stderr)
+            return 2
+        subprocess.run(["apt-get", "update", "-qq"], check=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
+    rows, reference = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for v in VARIANTS:
+            for nd in DROPS:
+                ns2 = ns2_trace(v, nd, tmp)
+                reference += [(v, nd, *e) for e in ns2]
+                rows += [compare(v, nd, label, ov, ns2) for label, ov in RECOVERY[v]]
+    print(f"{'variant':8} {'recovery':9} {'drops':>5} {'ns-2':>5} {'tcplab':>6} {'identical':>9} {'in order':>8} {'max dt ms':>9}"
+          "  first difference (ns-2 | tcplab)")  # fmt: skip
+    for r in rows:
+        same = "all" if r["whole"] else str(r["same"])
+        diff = "" if r["whole"] else f"{fmt(r['first'][0])} | {fmt(r['first'][1])}"
+        print(f"{r['variant']:8} {r['recovery']:9} {r['drops']:>5} {r['ns2']:>5} {r['tcplab']:>6} {same:>9} {r['order']:>8}"
+              f" {r['lag'] * 1e3:>9.3f}  {diff}")  # fmt: skip
+    print("\nidentical: the leading departures and drops at r1->k1 with the same segment and time (to 1 us);")
+    print("in order: the leading ones with the same segment, at any time; max dt: the largest time difference among those;")
+    print(f"tcplab with {NS2_SETTINGS}")
+    if args.write_reference:
+        with open(args.write_reference, "w", newline="") as f:
+            f.write("# ns-2 2.35, benchmarks/ns2/fall_floyd.tcl: departures (-) and drops (d) at r1->k1,\n")
+            f.write("# times from the flow's start, segment numbers from 0. Written by benchmarks/ns2_fall_floyd.py.\n")
+            w = csv.writer(f)
+            w.writerow(["variant", "drops", "event", "t", "seq"])
+            w.writerows(reference)
+        print(f"wrote {args.write_reference} ({len(reference)} rows)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
