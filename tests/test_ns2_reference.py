@@ -80,3 +80,15 @@ def test_ns2_sack1_recovery_sends_ns2s_segments_in_ns2s_order(ndrops):
     ref = REF[("sack", ndrops)]
     assert len(ours) > 120
     assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ours)
+
+
+@pytest.mark.parametrize("ndrops", [3, 4])
+def test_rfc6582_newreno_times_out_where_ns2s_newreno_does(ndrops):
+    """Only the first partial ACK restarts the timer (RFC 6582's Impatient variant, ns-2's
+    newreno_changes1_): the timer fires before the third retransmission, 0.71 ms earlier than
+    ns-2's (its RTO in whole ticks), and every segment ns-2 sends follows in ns-2's order."""
+    ours = ff.tcplab_trace("newreno", ndrops, {})
+    ref = REF[("newreno", ndrops)]
+    same = ff.identical_prefix(ref, ours)
+    assert (ref[same], ours[same]) == (("-", 1.70382, 23), ("-", 1.703107, 23))
+    assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ref) < len(ours)

@@ -77,11 +77,13 @@ class Tcp(_Model):
     recovery once every byte written has been sent once."""
     newreno_recovery: Literal["rfc6582", "ns2-1998"] = "rfc6582"
     """How newreno recovers. 'rfc6582': window inflation, partial ACKs deflate
-    by the amount acknowledged, and a new recovery only after the ACK passes
-    the recover point. 'ns2-1998': ns-2's Newreno agent with newreno_changes_ 1
+    by the amount acknowledged, only the first partial ACK restarts the
+    retransmission timer, and a new recovery only after the ACK passes the
+    recover point. 'ns2-1998': ns-2's Newreno agent with newreno_changes_ 1
     (Hoe's algorithm as Allman wrote it, the ns-2.1b3 era): one new segment for
     every second duplicate ACK in recovery (the 'flywheel'), a partial ACK
-    deflates to cwnd and retransmits the next hole only, the full ACK also
+    deflates to cwnd, restarts the retransmission timer and retransmits the
+    next hole only, the full ACK also
     grows the window, and no guard against a fast retransmit right after a
     fast recovery."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"

@@ -171,6 +171,9 @@ pub struct Sender {
     recover: Option<u64>,
     /// Fast-recovery window inflation, bytes (Reno and NewReno).
     inflation: u64,
+    /// A partial ACK has arrived in this NewReno recovery (RFC 6582: only the
+    /// first restarts the retransmission timer).
+    partial_acked: bool,
     /// Outstanding segments, for SACK recovery.
     scoreboard: VecDeque<SbSeg>,
     /// ns-2 Sack1's `pipe_` in bytes (a counter, not the scoreboard's), when
@@ -223,6 +226,7 @@ impl Sender {
             in_recovery: false,
             recover: None,
             inflation: 0,
+            partial_acked: false,
             scoreboard: VecDeque::new(),
             pipe1: 0,
             sack1: match cfg.sack_recovery {
@@ -690,12 +694,21 @@ impl Sender {
             }
             self.cc.on_ack(now, acked, flight);
         }
+        let impatient = partial && self.recovery == Recovery::NewReno && !self.flywheel;
         if self.snd_una >= self.snd_max {
             // RFC 6298 (5.2): all outstanding data acknowledged.
             self.rto_deadline = None;
+        } else if impatient && self.partial_acked {
+            // RFC 6582 section 3.2, step 3: only the first partial ACK of a
+            // recovery resets the retransmission timer (the Impatient variant,
+            // section 4), so that many losses in one window end in a timeout
+            // rather than one retransmission per round trip.
         } else {
             // RFC 6298 (5.3): restart on an ACK of new data.
             self.restart_timer(now);
+        }
+        if impatient {
+            self.partial_acked = true;
         }
         if partial && self.recovery == Recovery::NewReno {
             self.emit_retx(now, self.snd_una, out);
@@ -778,6 +791,7 @@ impl Sender {
                 Recovery::Reno | Recovery::NewReno => {
                     self.inflation = u64::from(self.dupthresh) * self.mss;
                     self.in_recovery = true;
+                    self.partial_acked = false;
                     self.emit_retx(now, self.snd_una, out);
                     self.restart_timer(now);
                     if !self.flywheel {
@@ -1066,6 +1080,42 @@ mod tests {
         s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!(s.stats.retx_pkts, 2);
+    }
+
+    #[test]
+    fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
+        // Segments 0, 3 and 5 lost from a window of 10 (RFC 6582 section 3.2 step 3).
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::NewReno, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        for _ in 0..7 {
+            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+        }
+        let rto = s.rtt.backed_off(0);
+        // The first partial ACK (up to the hole at 3) restarts the timer ...
+        let t1 = Time::from_ns(200_000_000);
+        s.on_ack(t1, 3 * MSS, &[], &mut out);
+        assert_eq!(s.poll_timeout(), Some(t1 + rto));
+        // ... the second (up to the hole at 5) leaves it where it was.
+        s.on_ack(Time::from_ns(300_000_000), 5 * MSS, &[], &mut out);
+        assert_eq!(s.poll_timeout(), Some(t1 + rto));
+        assert_eq!(out.iter().filter(|g| g.retx).map(|g| g.seq / MSS).collect::<Vec<_>>(), vec![0, 3, 5]);
+        // The timer fires in recovery: a timeout, not a third round trip.
+        out.clear();
+        s.on_timeout(t1 + rto, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        // ns-2's 1998 NewReno restarted it on every partial ACK.
+        let cfg = TcpConfig { newreno_recovery: NewRenoRecovery::Ns2Flywheel, ..cfg };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        s.start(Time::ZERO, &mut out);
+        for _ in 0..7 {
+            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+        }
+        s.on_ack(t1, 3 * MSS, &[], &mut out);
+        let t2 = Time::from_ns(300_000_000);
+        s.on_ack(t2, 5 * MSS, &[], &mut out);
+        assert_eq!(s.poll_timeout(), Some(t2 + s.rtt.backed_off(0)));
     }
 
     #[test]
