@@ -66,7 +66,7 @@ def test_reno_three_or_more_drops_end_in_a_timeout(ndrops: int) -> None:
     assert f.fast_retx == 1 and f.timeouts >= 1
 
 
-@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+@pytest.mark.parametrize("ndrops", [1, 2])
 def test_newreno_one_retransmission_per_rtt_and_no_timeout(ndrops: int) -> None:
     res = ff("newreno", ndrops)
     f = res.flows.iloc[0]
@@ -75,6 +75,22 @@ def test_newreno_one_retransmission_per_rtt_and_no_timeout(ndrops: int) -> None:
     assert list(rt.seq // MSS) == [n - 1 for n in DROPS[ndrops]]
     gaps = rt.t.diff().dropna()
     assert all(g == pytest.approx(RTT, rel=0.05) for g in gaps), list(gaps)
+
+
+@pytest.mark.parametrize("ndrops", [3, 4])
+def test_newreno_times_out_when_the_first_partial_acks_timer_runs_out(ndrops: int) -> None:
+    """RFC 6582 restarts the timer on the first partial ACK only: one RTO after it the timer
+    fires, before the ACK of the second partial ACK's retransmission can return, and sends
+    the third hole again."""
+    res = ff("newreno", ndrops)
+    f = res.flows.iloc[0]
+    assert (f.fast_retx, f.timeouts) == (1, 1)
+    rt = retransmissions(res)
+    assert list(rt.seq // MSS)[:4] == [19, 21, 23, 23]
+    first_partial, second_partial, timeout = rt.t.iloc[1:4]  # each leaves an idle link at once
+    assert second_partial - first_partial == pytest.approx(RTT, rel=0.01)
+    assert 1.5 * RTT < timeout - first_partial < 2 * RTT  # one RTO (SRTT + 4 RTTVAR) after the first
+    assert timeout - second_partial < RTT
 
 
 def _recovery_sends(recovery: str, ndrops: int) -> tuple[tcplab.Result, "object"]:
