@@ -118,6 +118,11 @@ def test_dpkt_reads_what_the_sender_counted(cc: str, tmp_path: Path) -> None:
     for r in acks:
         for left, right in r.sack:
             assert (r.ack - left) % 2**32 > 2**31 and (right - left) % 2**32 > 0, "SACK blocks lie above the cumulative ACK"
+    # The link carried each ACK at its captured length: 40 bytes of headers, and
+    # with SACK blocks two NOPs, the option's kind and length, and 8 bytes a block.
+    back = res.links[(res.links.src == "r1") & (res.links.dst == "s1")].iloc[0]
+    assert sum(r.ip_len for r in acks) == back.departure_bytes
+    assert all(r.ip_len == 40 + (4 + 8 * len(r.sack) if r.sack else 0) for r in acks)
     # The drops file holds the four packets the loss rule took, when it took them.
     drops = read(tmp_path / "r1-k1.drops.pcap")
     dropped = log_rows(res, "r1->k1", "drop")
