@@ -174,6 +174,9 @@ pub struct Sender {
     /// A partial ACK has arrived in this NewReno recovery (RFC 6582: only the
     /// first restarts the retransmission timer).
     partial_acked: bool,
+    /// New data limited transmit sent since the last new ACK, bytes (RFC 5681
+    /// section 3.2 step 2 leaves it out of FlightSize at a fast retransmit).
+    lt_sent: u64,
     /// Outstanding segments, for SACK recovery.
     scoreboard: VecDeque<SbSeg>,
     /// ns-2 Sack1's `pipe_` in bytes (a counter, not the scoreboard's), when
@@ -227,6 +230,7 @@ impl Sender {
             recover: None,
             inflation: 0,
             partial_acked: false,
+            lt_sent: 0,
             scoreboard: VecDeque::new(),
             pipe1: 0,
             sack1: match cfg.sack_recovery {
@@ -638,6 +642,7 @@ impl Sender {
             // ns-2's NewReno counts duplicate ACKs on across a partial ACK.
             self.dupacks = 0;
         }
+        self.lt_sent = 0;
         let mut newest = None;
         while let Some(s) = self.scoreboard.front().filter(|s| s.seq + u64::from(s.len) <= ack) {
             if !s.resent {
@@ -776,8 +781,11 @@ impl Sender {
             self.pipe1 = self.cc.window() as i64 - i64::from(self.dupthresh) * self.mss as i64;
             if self.cwr.take().is_none() {
                 // From CWR, recovery keeps the ssthresh CWR set (as Linux).
-                self.cc.on_congestion_event(now, self.flight());
+                // RFC 5681 section 3.2 step 2: "additional data sent in
+                // limited transmit MUST NOT be included in this calculation".
+                self.cc.on_congestion_event(now, self.flight().saturating_sub(self.lt_sent));
             }
+            self.lt_sent = 0;
             match self.recovery {
                 Recovery::None => {
                     // Tahoe: no fast recovery; resend from the first
@@ -810,7 +818,9 @@ impl Sender {
         } else if self.limited_transmit && self.dupacks < self.dupthresh {
             // RFC 3042: one new segment for each of the first two duplicate
             // ACKs, if the receiver's window allows.
+            let before = self.snd_max;
             self.send_window(now, u64::from(self.dupacks) * self.mss, out);
+            self.lt_sent += self.snd_max - before;
         }
     }
 
@@ -982,6 +992,7 @@ impl Sender {
         self.retx_pending = None;
         self.inflation = 0;
         self.dupacks = 0;
+        self.lt_sent = 0;
         self.recover = Some(self.snd_max);
         self.timed = None;
         // After a timeout, SACK information is not trusted (RFC 2018 section 8).
@@ -1080,6 +1091,38 @@ mod tests {
         s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(s.window(), 5 * MSS);
         assert_eq!(s.stats.retx_pkts, 2);
+    }
+
+    #[test]
+    fn limited_transmit_segments_stay_out_of_flightsize_at_the_fast_retransmit() {
+        // Ten segments out, segment 0 lost: the first two duplicate ACKs each
+        // send a new segment (RFC 3042), the third halves the ten sent before
+        // them (RFC 5681 section 3.2 step 2), not the twelve in flight.
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Reno, limited_transmit: true, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let t = Time::from_ns(100_000_000);
+        let mut sent = Vec::new();
+        for _ in 0..3 {
+            out.clear();
+            s.on_ack(t, 0, &[], &mut out);
+            sent.push(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>());
+        }
+        assert_eq!(sent[..2], [vec![(10, false)], vec![(11, false)]]);
+        assert_eq!(sent[2][0], (0, true));
+        assert_eq!(s.flight(), 12 * MSS);
+        assert_eq!(s.cc.ssthresh(), 5 * MSS);
+        // A new ACK in between starts the count again: nothing is left out later.
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        s.start(Time::ZERO, &mut out);
+        s.on_ack(t, 0, &[], &mut out); // limited transmit: segment 10
+        s.on_ack(t, 2 * MSS, &[], &mut out); // a new ACK: 9 in flight, the window opens
+        let flight = s.flight();
+        for _ in 0..3 {
+            s.on_ack(t, 2 * MSS, &[], &mut out);
+        }
+        assert_eq!(s.cc.ssthresh(), (flight / 2).max(2 * MSS));
     }
 
     #[test]
