@@ -17,6 +17,10 @@ have, how long a prefix is identical, and the first difference. The
 differences that remain, and their causes, are in DEVELOPERS.md ("Checked
 against ns-2").
 
+Every case runs twice: with an ACK for every segment (TCPSink), and with
+delayed ACKs (TCPSink/DelAck: every second segment, else after 100 ms;
+tcplab's `delayed_ack` with `delack_timeout = "100ms"`).
+
 `--write-reference FILE` writes ns-2's traces as CSV
 (`tests/data/ns2_fall_floyd.csv` is that file; `tests/test_ns2_reference.py`
 checks tcplab against it without ns-2). It asserts nothing.
@@ -49,15 +53,18 @@ RECOVERY = {
     "newreno": [("rfc6582", {}), ("ns2-1998", {"tcp.newreno_recovery": "ns2-1998"})],
     "sack": [("rfc6675", {}), ("ns2-1998", {"tcp.sack_recovery": "ns2-1998"})],
 }
+#: The receivers compared: ns-2's sink argument and tcplab's overrides.
+SINKS = {"ack": ("", {}), "delack": ("delack", {"tcp.delayed_ack": True, "tcp.delack_timeout": "100ms"})}
 START = 0.5  # the ns-2 script starts the flow at 0.5 s
 MSS = 1000
 
 
-def ns2_trace(variant: str, ndrops: int, workdir: str) -> list[tuple[str, float, int]]:
+def ns2_trace(variant: str, ndrops: int, workdir: str, sink: str = "ack") -> list[tuple[str, float, int]]:
     """ns-2's departures ('-') and drops ('d') at r1->k1: (event, time, segment number)."""
-    out = os.path.join(workdir, f"{variant}-{ndrops}.tr")
+    out = os.path.join(workdir, f"{variant}-{ndrops}-{sink}.tr")
     drops = " ".join(str(n - 1) for n in DROPS[ndrops])
-    subprocess.run(["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out], capture_output=True, check=True)
+    cmd = ["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out, SINKS[sink][0]]
+    subprocess.run(cmd, capture_output=True, check=True)
     rows = []
     with open(out) as f:
         for line in f:
@@ -67,11 +74,11 @@ def ns2_trace(variant: str, ndrops: int, workdir: str) -> list[tuple[str, float,
     return rows
 
 
-def tcplab_trace(variant: str, ndrops: int, overrides: dict) -> list[tuple[str, float, int]]:
+def tcplab_trace(variant: str, ndrops: int, overrides: dict, sink: str = "ack") -> list[tuple[str, float, int]]:
     """tcplab's departures and drops at r1->k1, in the same form."""
     import tcplab
 
-    ov = {"tcp.cc": variant, "losses.0.packets": DROPS[ndrops], **NS2_SETTINGS, **overrides}
+    ov = {"tcp.cc": variant, "losses.0.packets": DROPS[ndrops], **NS2_SETTINGS, **SINKS[sink][1], **overrides}
     pk = tcplab.run(EXAMPLE, overrides=ov).packets
     pk = pk[pk.event.isin(["dequeue", "drop"])]
     return [("-" if e == "dequeue" else "d", round(float(t), 6), int(s) // MSS) for t, e, s in zip(pk.t, pk.event, pk.seq)]
@@ -87,15 +94,15 @@ def identical_prefix(a: list, b: list, tol: float = 1e-6) -> int:
     return n
 
 
-def compare(variant: str, ndrops: int, label: str, overrides: dict, ns2: list) -> dict:
-    ours = tcplab_trace(variant, ndrops, overrides)
+def compare(variant: str, ndrops: int, label: str, overrides: dict, ns2: list, sink: str) -> dict:
+    ours = tcplab_trace(variant, ndrops, overrides, sink)
     same = identical_prefix(ns2, ours)
     whole = same == len(ns2) == len(ours)
     first = None if whole else (ns2[same] if same < len(ns2) else None, ours[same] if same < len(ours) else None)
     order = identical_prefix(ns2, ours, tol=float("inf"))
     lag = max((abs(x[1] - y[1]) for x, y in zip(ns2[:order], ours[:order])), default=0.0)
-    return {"variant": variant, "recovery": label, "drops": ndrops, "ns2": len(ns2), "tcplab": len(ours), "same": same,
-            "whole": whole, "first": first, "order": order, "lag": lag}  # fmt: skip
+    return {"sink": sink, "variant": variant, "recovery": label, "drops": ndrops, "ns2": len(ns2), "tcplab": len(ours),
+            "same": same, "whole": whole, "first": first, "order": order, "lag": lag}  # fmt: skip
 
 
 def fmt(e: tuple | None) -> str:
@@ -105,7 +112,7 @@ def fmt(e: tuple | None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
-    ap.add_argument("--write-reference", metavar="FILE", help="write ns-2's traces as CSV (variant, drops, event, t, seq)")
+    ap.add_argument("--write-reference", metavar="FILE", help="write ns-2's traces as CSV (sink, variant, drops, event, t, seq)")
     args = ap.parse_args()
     if shutil.which("ns") is None:
         if not args.install_ns2:
@@ -115,27 +122,28 @@ def main() -> int:
         subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
     rows, reference = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for v in VARIANTS:
-            for nd in DROPS:
-                ns2 = ns2_trace(v, nd, tmp)
-                reference += [(v, nd, *e) for e in ns2]
-                rows += [compare(v, nd, label, ov, ns2) for label, ov in RECOVERY[v]]
-    print(f"{'variant':8} {'recovery':9} {'drops':>5} {'ns-2':>5} {'tcplab':>6} {'identical':>9} {'in order':>8} {'max dt ms':>9}"
-          "  first difference (ns-2 | tcplab)")  # fmt: skip
+        for sink in SINKS:
+            for v in VARIANTS:
+                for nd in DROPS:
+                    ns2 = ns2_trace(v, nd, tmp, sink)
+                    reference += [(sink, v, nd, *e) for e in ns2]
+                    rows += [compare(v, nd, label, ov, ns2, sink) for label, ov in RECOVERY[v]]
+    print(f"{'sink':6} {'variant':8} {'recovery':9} {'drops':>5} {'ns-2':>5} {'tcplab':>6} {'identical':>9} {'in order':>8}"
+          f" {'max dt ms':>9}  first difference (ns-2 | tcplab)")  # fmt: skip
     for r in rows:
         same = "all" if r["whole"] else str(r["same"])
         diff = "" if r["whole"] else f"{fmt(r['first'][0])} | {fmt(r['first'][1])}"
-        print(f"{r['variant']:8} {r['recovery']:9} {r['drops']:>5} {r['ns2']:>5} {r['tcplab']:>6} {same:>9} {r['order']:>8}"
-              f" {r['lag'] * 1e3:>9.3f}  {diff}")  # fmt: skip
+        print(f"{r['sink']:6} {r['variant']:8} {r['recovery']:9} {r['drops']:>5} {r['ns2']:>5} {r['tcplab']:>6} {same:>9}"
+              f" {r['order']:>8} {r['lag'] * 1e3:>9.3f}  {diff}")  # fmt: skip
     print("\nidentical: the leading departures and drops at r1->k1 with the same segment and time (to 1 us);")
     print("in order: the leading ones with the same segment, at any time; max dt: the largest time difference among those;")
     print(f"tcplab with {NS2_SETTINGS}")
     if args.write_reference:
         with open(args.write_reference, "w", newline="") as f:
-            f.write("# ns-2 2.35, benchmarks/ns2/fall_floyd.tcl: departures (-) and drops (d) at r1->k1,\n")
+            f.write("# ns-2 2.35, benchmarks/ns2/fall_floyd.tcl: departures (-) and drops (d) at r1->k1 with each sink,\n")
             f.write("# times from the flow's start, segment numbers from 0. Written by benchmarks/ns2_fall_floyd.py.\n")
             w = csv.writer(f)
-            w.writerow(["variant", "drops", "event", "t", "seq"])
+            w.writerow(["sink", "variant", "drops", "event", "t", "seq"])
             w.writerows(reference)
         print(f"wrote {args.write_reference} ({len(reference)} rows)")
     return 0

@@ -22,38 +22,56 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import ns2_fall_floyd as ff  # noqa: E402
 
 
-def _reference() -> dict[tuple[str, int], list[tuple[str, float, int]]]:
-    ref: dict[tuple[str, int], list[tuple[str, float, int]]] = defaultdict(list)
+def _reference() -> dict[tuple[str, str, int], list[tuple[str, float, int]]]:
+    ref: dict[tuple[str, str, int], list[tuple[str, float, int]]] = defaultdict(list)
     with open(ROOT / "tests" / "data" / "ns2_fall_floyd.csv", newline="") as f:
         rows = csv.DictReader(ln for ln in f if not ln.startswith("#"))
         for r in rows:
-            ref[(r["variant"], int(r["drops"]))].append((r["event"], float(r["t"]), int(r["seq"])))
+            ref[(r["sink"], r["variant"], int(r["drops"]))].append((r["event"], float(r["t"]), int(r["seq"])))
     return ref
 
 
-REF = _reference()
+ALL = _reference()
+REF = {(v, n): trace for (sink, v, n), trace in ALL.items() if sink == "ack"}
+DELACK = {(v, n): trace for (sink, v, n), trace in ALL.items() if sink == "delack"}
 SACK_NS2 = {"tcp.sack_recovery": "ns2-1998"}
 NEWRENO_NS2 = {"tcp.newreno_recovery": "ns2-1998"}
 
 
 def test_the_reference_holds_every_case_with_its_drops():
-    assert sorted(REF) == [(v, n) for v in sorted(ff.VARIANTS) for n in (1, 2, 3, 4)]
-    for (v, n), trace in REF.items():
+    assert sorted(ALL) == [(k, v, n) for k in sorted(ff.SINKS) for v in sorted(ff.VARIANTS) for n in (1, 2, 3, 4)]
+    for (k, v, n), trace in ALL.items():
         drops = [seq for ev, _, seq in trace if ev == "d"]
-        assert drops == [d - 1 for d in ff.DROPS[n]], (v, n)
+        assert drops == [d - 1 for d in ff.DROPS[n]], (k, v, n)
 
 
 @pytest.mark.parametrize(
-    "variant,ndrops,overrides",
-    [("tahoe", n, {}) for n in (1, 2, 3, 4)]
-    + [("newreno", 1, NEWRENO_NS2), ("sack", 1, {}), ("sack", 1, SACK_NS2)],
+    "sink,variant,ndrops,overrides",
+    [("ack", "tahoe", n, {}) for n in (1, 2, 3, 4)]
+    + [("ack", "newreno", 1, NEWRENO_NS2), ("ack", "sack", 1, {}), ("ack", "sack", 1, SACK_NS2)]
+    + [("delack", "tahoe", n, {}) for n in (1, 2, 3, 4)]
+    + [("delack", "newreno", n, {}) for n in (3, 4)],
 )
-def test_tcplab_sends_what_ns2_sends_packet_for_packet(variant, ndrops, overrides):
+def test_tcplab_sends_what_ns2_sends_packet_for_packet(sink, variant, ndrops, overrides):
     """Every departure and drop at r1->k1 over 3 s: the same segment at the same microsecond."""
-    ours = ff.tcplab_trace(variant, ndrops, overrides)
-    ref = REF[(variant, ndrops)]
-    assert len(ours) == len(ref) > 100
+    ours = ff.tcplab_trace(variant, ndrops, overrides, sink)
+    ref = ALL[(sink, variant, ndrops)]
+    assert len(ours) == len(ref) > 60
     assert ff.identical_prefix(ref, ours) == len(ref)
+
+
+@pytest.mark.parametrize(
+    "variant,ndrops,lag_us",
+    [("reno", n, 865) for n in (2, 3, 4)] + [("sack", 1, 44)],
+)
+def test_with_delayed_acks_tcplab_sends_ns2s_segments_in_ns2s_order(variant, ndrops, lag_us):
+    """Reno's timeout fires 0.865 ms later in ns-2 (its RTO in whole ticks); SACK's ACKs carry
+    4 bytes of option more in tcplab (44 us over the two links): otherwise the same packets."""
+    ours = ff.tcplab_trace(variant, ndrops, {}, "delack")
+    ref = DELACK[(variant, ndrops)]
+    assert len(ours) == len(ref)
+    assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ref)
+    assert max(abs(x[1] - y[1]) for x, y in zip(ref, ours)) == pytest.approx(lag_us * 1e-6, abs=1e-6)
 
 
 @pytest.mark.parametrize(

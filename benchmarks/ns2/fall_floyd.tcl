@@ -11,12 +11,17 @@
 # The flow starts at 0.5 s, so that the agents' set-up is over: subtract
 # 0.5 s from the trace's times.
 #
-# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE
+# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE [delack]
 #   VARIANT: tahoe, reno, newreno or sack (Agent/TCP, /Reno, /Newreno,
-#   /Sack1 with TCPSink/Sack1); DROPS: e.g. "19 21" for the 20th and 22nd.
+#   /Sack1 with TCPSink/Sack1); DROPS: e.g. "19 21" for the 20th and 22nd;
+#   delack: the sink delays ACKs (TCPSink/DelAck, TCPSink/Sack1/DelAck: an
+#   ACK for every second segment, else after 100 ms; SYN_immediate_ack_ off,
+#   as there is no SYN and the first data segment is no reason to hurry).
 # The trace is the r1->k1 queue's ('+' enqueue, '-' dequeue, 'd' drop).
 set variant [lindex $argv 0]
 set drops [lindex $argv 1]
+set delack [expr {[llength $argv] > 3 && [lindex $argv 3] == "delack"}]
+set da [expr {$delack ? "/DelAck" : ""}]
 set ns [new Simulator]
 set s1 [$ns node]
 set r1 [$ns node]
@@ -25,10 +30,10 @@ $ns duplex-link $s1 $r1 8Mb 0.1ms DropTail
 $ns duplex-link $r1 $k1 0.8Mb 100ms DropTail
 foreach {a b} [list $s1 $r1 $r1 $s1 $r1 $k1 $k1 $r1] { $ns queue-limit $a $b 100 }
 switch $variant {
-  tahoe { set tcp [new Agent/TCP]; set sink [new Agent/TCPSink] }
-  reno { set tcp [new Agent/TCP/Reno]; set sink [new Agent/TCPSink] }
-  newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink] }
-  sack { set tcp [new Agent/TCP/Sack1]; set sink [new Agent/TCPSink/Sack1] }
+  tahoe { set tcp [new Agent/TCP]; set sink [new Agent/TCPSink$da] }
+  reno { set tcp [new Agent/TCP/Reno]; set sink [new Agent/TCPSink$da] }
+  newreno { set tcp [new Agent/TCP/Newreno]; set sink [new Agent/TCPSink$da] }
+  sack { set tcp [new Agent/TCP/Sack1]; set sink [new Agent/TCPSink/Sack1$da] }
   default { puts stderr "unknown variant $variant"; exit 1 }
 }
 $tcp set window_ 20
@@ -40,6 +45,10 @@ $tcp set windowInit_ 1
 $tcp set minrto_ 0.2
 $tcp set rtxcur_init_ 1.0
 $tcp set tcpTick_ 0.001
+if {$delack} {
+  $sink set interval_ 0.1
+  $sink set SYN_immediate_ack_ false
+}
 $ns attach-agent $s1 $tcp
 $ns attach-agent $k1 $sink
 $ns connect $tcp $sink
