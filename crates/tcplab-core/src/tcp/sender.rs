@@ -815,9 +815,10 @@ impl Sender {
                     self.sack_send(now, out);
                 }
             }
-        } else if self.limited_transmit && self.dupacks < self.dupthresh {
+        } else if self.limited_transmit && self.dupacks < self.dupthresh && self.snd_nxt >= self.snd_max {
             // RFC 3042: one new segment for each of the first two duplicate
-            // ACKs, if the receiver's window allows.
+            // ACKs, if the receiver's window allows; "previously unsent data"
+            // only, so not while a timeout's go-back resends what was sent.
             let before = self.snd_max;
             self.send_window(now, u64::from(self.dupacks) * self.mss, out);
             self.lt_sent += self.snd_max - before;
@@ -1123,6 +1124,34 @@ mod tests {
             s.on_ack(t, 2 * MSS, &[], &mut out);
         }
         assert_eq!(s.cc.ssthresh(), (flight / 2).max(2 * MSS));
+    }
+
+    #[test]
+    fn limited_transmit_sends_no_old_data_after_a_timeout() {
+        // Ten segments out, none acknowledged: the timeout resends segment 0
+        // with a window of one. Duplicate ACKs that follow (from segments
+        // still arriving) must not resend segments 1 and 2: limited transmit
+        // sends previously unsent data only (RFC 3042 section 2).
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Reno, limited_transmit: true, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        assert_eq!(out.len(), 10);
+        let deadline = s.poll_timeout().expect("the timer runs");
+        out.clear();
+        s.on_timeout(deadline, &mut out);
+        assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }]);
+        out.clear();
+        s.on_ack(deadline + Dur::from_ms(1), 0, &[], &mut out);
+        s.on_ack(deadline + Dur::from_ms(2), 0, &[], &mut out);
+        assert_eq!(out, vec![]);
+        // Past what was sent, it sends new segments again.
+        let t = deadline + Dur::from_ms(10);
+        s.on_ack(t, 10 * MSS, &[], &mut out);
+        let next = s.snd_max / MSS;
+        out.clear();
+        s.on_ack(t, 10 * MSS, &[], &mut out);
+        assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(next, false)]);
     }
 
     #[test]
