@@ -794,3 +794,57 @@ def test_a_sweep_stores_every_result_table_of_its_runs(tmp_path) -> None:
         theirs = theirs.sort_values(list(theirs.columns)).reset_index(drop=True)
         pd.testing.assert_frame_equal(mine, theirs, check_dtype=False, obj=table)
     assert len(stored["ports"]) == 2 and len(stored["web100"]) == 10
+
+
+def test_a_stores_column_types_do_not_depend_on_which_runs_it_wrote_first(tmp_path) -> None:
+    """A run of an unbounded bulk transfer has no page, size or completion time in its flows
+    table; a web run has them. Whichever the store writes first, it writes the other after it,
+    with the same types and the same rows (the first write once fixed the table's types: a
+    column with no value became DuckDB's NULL type and the web run's write failed, and an
+    integer column became BIGINT or DOUBLE as the first runs had a missing value or not)."""
+    from tcplab.store import Store
+    from tcplab.sweep import execute
+
+    from .test_golden import store_digest
+
+    base = tmp_path / "base.toml"
+    base.write_text('[sim]\nduration = "2s"\n[topology]\ntype = "dumbbell"\nleft = 1\nright = 1\n'
+                    '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "inf"\n')  # fmt: skip
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "base.toml"\nreplications = 1\n[factors]\n'
+                                      '"apps.0" = [{type = "bulk", src = "s0", dst = "k0", size = "inf"}, '
+                                      '{type = "web", src = "k0", dst = "s0"}]\n')  # fmt: skip
+    sw = load_sweep(tmp_path / "sw.toml", store=str(tmp_path / "unused.duckdb"))
+    outs = {r.factors["apps.0"]["type"]: (r, execute(r.core_json), None) for r in sw.runs}
+    bulk, web = outs["bulk"][1]["tables"]["flows"], outs["web"][1]["tables"]["flows"]
+    assert bulk.page.isna().all() and not web.page.isna().any()
+    assert (str(bulk.page.dtype), str(web.page.dtype), str(bulk.bytes.dtype), str(bulk.fct_s.dtype)) == ("Int64", "Int64", "Int64", "float64")
+    digests = []
+    for order in (("bulk", "web"), ("web", "bulk")):
+        path = str(tmp_path / f"{order[0]}-first.duckdb")
+        st = Store(path)
+        st.set_sweep_runs(sw.name, sw.runs)
+        for kind in order:
+            st.write_runs(sw.name, [outs[kind]], False)
+        types = {c: t for c, t, *_ in st.con.execute("DESCRIBE flows").fetchall()}
+        assert (types["page"], types["bytes"], types["fct_s"], types["srtt_s"]) == ("BIGINT", "BIGINT", "DOUBLE", "DOUBLE")
+        st.close()
+        digests.append(store_digest(path))
+    assert digests[0] == digests[1]
+
+
+def test_a_store_whose_first_runs_left_a_column_without_a_type_takes_values_there_again(tmp_path) -> None:
+    """A store an earlier tcplab wrote with a column of DuckDB's NULL type (no run written
+    first had a value there) takes a run with values in it: the column gets the run's type."""
+    from tcplab.store import Store
+
+    path = str(tmp_path / "old.duckdb")
+    con = duckdb.connect(path)
+    con.execute("CREATE TABLE flows AS SELECT 'r0' AS run_id, 0 AS id, NULL AS page")
+    assert con.execute("DESCRIBE flows").fetchall()[2][1] == '"NULL"'
+    con.close()
+    st = Store(path)
+    st._tables.add("flows")
+    st._insert_df("flows", pd.DataFrame({"run_id": ["r1"], "id": [0], "page": pd.array([3], dtype="Int64")}))
+    assert st.con.execute("SELECT run_id, page FROM flows ORDER BY run_id").fetchall() == [("r0", None), ("r1", 3)]
+    assert st.con.execute("DESCRIBE flows").fetchall()[2][1] == "BIGINT"
+    st.close()

@@ -22,14 +22,41 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
-def _frame(table: dict[str, list[Any]], columns: list[str]) -> "pd.DataFrame":
-    """A DataFrame of a result table given as columns (pandas is imported on
-    first use: a run needs none)."""
+#: The result columns that may hold no value (a transfer of unbounded size, a
+#: flow of no page, an infinite ssthresh, a page not finished, no RTT sample
+#: yet), by table: typed by what they hold, not inferred from one run's
+#: values, so that every run's frames have the same types (an integer column
+#: with a missing value is pandas' nullable Int64, not float64) and a results
+#: store's tables do not take their types from whichever runs it wrote first.
+NULLABLE = {
+    "flows": {"page": "Int64", "bytes": "Int64", "end_s": "float64", "fct_s": "float64", "srtt_s": "float64"},
+    "pages": {"start_s": "float64", "end_s": "float64", "delay_s": "float64"},
+    "traces": {"ssthresh": "Int64", "srtt_s": "float64", "rttvar_s": "float64", "tput_bps": "float64"},
+    "web100": {"CurSsthresh": "Int64", "SmoothedRTT": "float64", "SampleRTT": "float64"},
+}
+
+
+def _frame(table: dict[str, list[Any]], columns: list[str], name: str = "") -> "pd.DataFrame":
+    """A DataFrame of result table `name` given as columns (pandas is imported
+    on first use: a run needs none)."""
     import pandas as pd
 
     if not table:
         return pd.DataFrame.from_records([], columns=columns)
-    return pd.DataFrame({c: _column(table[c]) for c in columns}, columns=columns, copy=False)
+    typed = NULLABLE.get(name, {})
+    return pd.DataFrame({c: _typed(table[c], typed.get(c)) for c in columns}, columns=columns, copy=False)
+
+
+def _typed(values: Any, dtype: str | None) -> Any:
+    """A column as `_column` makes it, or of `dtype` (missing values as NA or NaN)."""
+    if dtype is None:
+        return _column(values)
+    import numpy as np
+    import pandas as pd
+
+    if dtype == "Int64":
+        return pd.array(values if isinstance(values, list) else np.asarray(_column(values)), dtype="Int64")
+    return np.array(values, dtype=np.float64)
 
 
 def _column(values: Any) -> Any:
@@ -96,7 +123,7 @@ class Result:
     def flows(self) -> pd.DataFrame:
         """One row per transfer (connection): identity, sizes and times, goodput,
         and web100-style counters (see the README's Results section)."""
-        return _frame(self.data["flows"], columns=_FLOW_COLUMNS)
+        return _frame(self.data["flows"], columns=_FLOW_COLUMNS, name="flows")
 
     @property
     def links(self) -> pd.DataFrame:
@@ -104,39 +131,39 @@ class Result:
         departures, departure_bytes, drops, drop_bytes, backlog_end,
         propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
         queue_max_bytes."""
-        return _frame(self.data["links"], columns=_LINK_COLUMNS)
+        return _frame(self.data["links"], columns=_LINK_COLUMNS, name="links")
 
     @property
     def pages(self) -> pd.DataFrame:
         """One row per web page: id, app, start_s, end_s, delay_s, objects, bytes, completed."""
-        return _frame(self.data["pages"], columns=_PAGE_COLUMNS)
+        return _frame(self.data["pages"], columns=_PAGE_COLUMNS, name="pages")
 
     @property
     def traces(self) -> pd.DataFrame:
         """Per-connection time series (with ``[trace] interval`` or ``on_change``):
         flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
         snd_nxt, rwnd (bytes), tput_bps (periodic rows), state."""
-        return _frame(self.data["traces"], columns=_TRACE_COLUMNS)
+        return _frame(self.data["traces"], columns=_TRACE_COLUMNS, name="traces")
 
     @property
     def web100(self) -> pd.DataFrame:
         """web100 / RFC 4898 samples (with ``[trace] web100``), one row per traced
         connection per interval: flow, app, t, then the variables under their
         web100 names (see the README's Results section)."""
-        return _frame(self.data["web100"], columns=WEB100_COLUMNS)
+        return _frame(self.data["web100"], columns=WEB100_COLUMNS, name="web100")
 
     @property
     def ports(self) -> pd.DataFrame:
         """One row per UBR switch port (an ATM link with a ubr queue): link, policy,
         buffer_cells, frames, cells_in, early_drops, ppd_frames, dropped_cells,
         wasted_cells, frames_out, vc_max_cells, vc_max_mean."""
-        return _frame(self.data["ports"], columns=_PORT_COLUMNS)
+        return _frame(self.data["ports"], columns=_PORT_COLUMNS, name="ports")
 
     @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
-        return _frame(self.data["packets"], columns=_PACKET_COLUMNS)
+        return _frame(self.data["packets"], columns=_PACKET_COLUMNS, name="packets")
 
     @property
     def captures(self) -> pd.DataFrame:

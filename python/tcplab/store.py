@@ -275,14 +275,19 @@ class Store:
     def _add_new_columns(self, table: str, source: str) -> None:
         """Give `table` the columns of `source` it lacks (a store written by
         an earlier tcplab: its rows have NULL there), so that BY NAME inserts
-        of a newer table shape go in. Checked once per table and store."""
+        of a newer table shape go in; and give a column of DuckDB's NULL type
+        (an earlier tcplab took a table's types from the first runs it wrote,
+        and a column none of them had a value in got that type) the type of
+        `source`'s. Checked once per table and store."""
         if table in self._shaped:
             return
         self._shaped.add(table)
-        have = {r[0] for r in self.con.execute(f"DESCRIBE {table}").fetchall()}
+        have = {r[0]: r[1] for r in self.con.execute(f"DESCRIBE {table}").fetchall()}
         for name, kind in self.con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {source})").fetchall():
             if name not in have:
                 self.con.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
+            elif have[name] == '"NULL"' and kind != '"NULL"':
+                self.con.execute(f'ALTER TABLE {table} ALTER COLUMN "{name}" SET DATA TYPE {kind}')
 
     def _insert_columns(self, table: str, columns: dict[str, list[Any]], types: dict[str, str]) -> None:
         """Insert rows given as columns of the given Arrow types, in one

@@ -235,7 +235,7 @@ def execute(core_json: str) -> dict[str, Any]:
     res = run_core_columns(core_json)
     wall = time.perf_counter() - t0
     tables = {
-        name: _frame(res[name], cols) if res[name] else _empty(name, cols)
+        name: _frame(res[name], cols, name) if res[name] else _empty(name, cols)
         for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS), ("ports", _PORT_COLUMNS),
                            ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS), ("web100", WEB100_COLUMNS))  # fmt: skip
     }
