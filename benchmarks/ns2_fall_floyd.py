@@ -19,7 +19,10 @@ against ns-2").
 
 Every case runs twice: with an ACK for every segment (TCPSink), and with
 delayed ACKs (TCPSink/DelAck: every second segment, else after 100 ms;
-tcplab's `delayed_ack` with `delack_timeout = "100ms"`).
+tcplab's `delayed_ack` with `delack_timeout = "100ms"`). Besides the
+injected drops, two set-ups lose packets to the slow link's queue alone:
+5 packets waiting with a 20-packet window, and 12 with a 64-packet window
+(ns-2's `queue-limit` 6 and 13: its DropTail counts the packet being sent).
 
 `--write-reference FILE` writes ns-2's traces as CSV
 (`tests/data/ns2_fall_floyd.csv` is that file; `tests/test_ns2_reference.py`
@@ -43,6 +46,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "fall-floyd-drops.toml")
 #: The data packets dropped at r1->k1 (1-based, as the example counts them).
 DROPS = {1: [20], 2: [20, 22], 3: [20, 22, 24], 4: [20, 22, 24, 26]}
+#: Set-ups with no injected drop: the r1->k1 queue (packets waiting), and the window.
+QUEUES = {5: 20, 12: 64}
+#: The example's window and queue.
+WINDOW, QUEUE = 20, 100
 VARIANTS = ("tahoe", "reno", "newreno", "sack")
 #: What ns-2 2.35's defaults amount to, in tcplab's fields.
 NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True}
@@ -59,11 +66,14 @@ START = 0.5  # the ns-2 script starts the flow at 0.5 s
 MSS = 1000
 
 
-def ns2_trace(variant: str, ndrops: int, workdir: str, sink: str = "ack") -> list[tuple[str, float, int]]:
-    """ns-2's departures ('-') and drops ('d') at r1->k1: (event, time, segment number)."""
-    out = os.path.join(workdir, f"{variant}-{ndrops}-{sink}.tr")
-    drops = " ".join(str(n - 1) for n in DROPS[ndrops])
-    cmd = ["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out, SINKS[sink][0]]
+def ns2_trace(variant: str, ndrops: int, workdir: str, sink: str = "ack", queue: int = QUEUE) -> list[tuple[str, float, int]]:
+    """ns-2's departures ('-') and drops ('d') at r1->k1: (event, time, segment number), with
+    `ndrops` injected drops (0: none) and `queue` packets waiting at most."""
+    out = os.path.join(workdir, f"{variant}-{ndrops}-{sink}-{queue}.tr")
+    drops = " ".join(str(n - 1) for n in DROPS.get(ndrops, []))
+    window = QUEUES.get(queue, WINDOW)
+    qlimit = queue + 1 if queue in QUEUES else queue
+    cmd = ["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out, SINKS[sink][0] or "ack", str(window), str(qlimit)]
     subprocess.run(cmd, capture_output=True, check=True)
     rows = []
     with open(out) as f:
@@ -74,11 +84,13 @@ def ns2_trace(variant: str, ndrops: int, workdir: str, sink: str = "ack") -> lis
     return rows
 
 
-def tcplab_trace(variant: str, ndrops: int, overrides: dict, sink: str = "ack") -> list[tuple[str, float, int]]:
+def tcplab_trace(variant: str, ndrops: int, overrides: dict, sink: str = "ack", queue: int = QUEUE) -> list[tuple[str, float, int]]:
     """tcplab's departures and drops at r1->k1, in the same form."""
     import tcplab
 
-    ov = {"tcp.cc": variant, "losses.0.packets": DROPS[ndrops], **NS2_SETTINGS, **SINKS[sink][1], **overrides}
+    losses = {"losses.0.packets": DROPS[ndrops]} if ndrops else {"losses": []}
+    setup = {"tcp.window": f"{QUEUES[queue]}pkt", "topology.links.1.queue": f"{queue}pkt"} if queue in QUEUES else {}
+    ov = {"tcp.cc": variant, **losses, **setup, **NS2_SETTINGS, **SINKS[sink][1], **overrides}
     pk = tcplab.run(EXAMPLE, overrides=ov).packets
     pk = pk[pk.event.isin(["dequeue", "drop"])]
     return [("-" if e == "dequeue" else "d", round(float(t), 6), int(s) // MSS) for t, e, s in zip(pk.t, pk.event, pk.seq)]
@@ -94,15 +106,15 @@ def identical_prefix(a: list, b: list, tol: float = 1e-6) -> int:
     return n
 
 
-def compare(variant: str, ndrops: int, label: str, overrides: dict, ns2: list, sink: str) -> dict:
-    ours = tcplab_trace(variant, ndrops, overrides, sink)
+def compare(variant: str, ndrops: int, label: str, overrides: dict, ns2: list, sink: str, queue: int = QUEUE) -> dict:
+    ours = tcplab_trace(variant, ndrops, overrides, sink, queue)
     same = identical_prefix(ns2, ours)
     whole = same == len(ns2) == len(ours)
     first = None if whole else (ns2[same] if same < len(ns2) else None, ours[same] if same < len(ours) else None)
     order = identical_prefix(ns2, ours, tol=float("inf"))
     lag = max((abs(x[1] - y[1]) for x, y in zip(ns2[:order], ours[:order])), default=0.0)
-    return {"sink": sink, "variant": variant, "recovery": label, "drops": ndrops, "ns2": len(ns2), "tcplab": len(ours),
-            "same": same, "whole": whole, "first": first, "order": order, "lag": lag}  # fmt: skip
+    return {"queue": queue, "sink": sink, "variant": variant, "recovery": label, "drops": ndrops, "ns2": len(ns2),
+            "tcplab": len(ours), "same": same, "whole": whole, "first": first, "order": order, "lag": lag}  # fmt: skip
 
 
 def fmt(e: tuple | None) -> str:
@@ -112,7 +124,7 @@ def fmt(e: tuple | None) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--install-ns2", action="store_true", help="apt-get install ns2 first if `ns` is missing")
-    ap.add_argument("--write-reference", metavar="FILE", help="write ns-2's traces as CSV (sink, variant, drops, event, t, seq)")
+    ap.add_argument("--write-reference", metavar="FILE", help="write ns-2's traces as CSV (queue, sink, variant, drops, event, t, seq)")
     args = ap.parse_args()
     if shutil.which("ns") is None:
         if not args.install_ns2:
@@ -122,19 +134,20 @@ def main() -> int:
         subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
     rows, reference = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for sink in SINKS:
-            for v in VARIANTS:
-                for nd in DROPS:
-                    ns2 = ns2_trace(v, nd, tmp, sink)
-                    reference += [(sink, v, nd, *e) for e in ns2]
-                    rows += [compare(v, nd, label, ov, ns2, sink) for label, ov in RECOVERY[v]]
-    print(f"{'sink':6} {'variant':8} {'recovery':9} {'drops':>5} {'ns-2':>5} {'tcplab':>6} {'identical':>9} {'in order':>8}"
-          f" {'max dt ms':>9}  first difference (ns-2 | tcplab)")  # fmt: skip
+        setups = [(QUEUE, nd) for nd in DROPS] + [(q, 0) for q in QUEUES]
+        for queue, nd in setups:
+            for sink in SINKS:
+                for v in VARIANTS:
+                    ns2 = ns2_trace(v, nd, tmp, sink, queue)
+                    reference += [(queue, sink, v, nd, *e) for e in ns2]
+                    rows += [compare(v, nd, label, ov, ns2, sink, queue) for label, ov in RECOVERY[v]]
+    print(f"{'queue':>5} {'sink':6} {'variant':8} {'recovery':9} {'drops':>5} {'ns-2':>5} {'tcplab':>6} {'identical':>9}"
+          f" {'in order':>8} {'max dt ms':>9}  first difference (ns-2 | tcplab)")  # fmt: skip
     for r in rows:
         same = "all" if r["whole"] else str(r["same"])
         diff = "" if r["whole"] else f"{fmt(r['first'][0])} | {fmt(r['first'][1])}"
-        print(f"{r['sink']:6} {r['variant']:8} {r['recovery']:9} {r['drops']:>5} {r['ns2']:>5} {r['tcplab']:>6} {same:>9}"
-              f" {r['order']:>8} {r['lag'] * 1e3:>9.3f}  {diff}")  # fmt: skip
+        print(f"{r['queue']:>5} {r['sink']:6} {r['variant']:8} {r['recovery']:9} {r['drops']:>5} {r['ns2']:>5} {r['tcplab']:>6}"
+              f" {same:>9} {r['order']:>8} {r['lag'] * 1e3:>9.3f}  {diff}")  # fmt: skip
     print("\nidentical: the leading departures and drops at r1->k1 with the same segment and time (to 1 us);")
     print("in order: the leading ones with the same segment, at any time; max dt: the largest time difference among those;")
     print(f"tcplab with {NS2_SETTINGS}")
@@ -143,7 +156,7 @@ def main() -> int:
             f.write("# ns-2 2.35, benchmarks/ns2/fall_floyd.tcl: departures (-) and drops (d) at r1->k1 with each sink,\n")
             f.write("# times from the flow's start, segment numbers from 0. Written by benchmarks/ns2_fall_floyd.py.\n")
             w = csv.writer(f)
-            w.writerow(["sink", "variant", "drops", "event", "t", "seq"])
+            w.writerow(["queue", "sink", "variant", "drops", "event", "t", "seq"])
             w.writerows(reference)
         print(f"wrote {args.write_reference} ({len(reference)} rows)")
     return 0

@@ -11,16 +11,21 @@
 # The flow starts at 0.5 s, so that the agents' set-up is over: subtract
 # 0.5 s from the trace's times.
 #
-# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE [delack]
+# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE [delack|ack [WINDOW [QLIMIT]]]
 #   VARIANT: tahoe, reno, newreno or sack (Agent/TCP, /Reno, /Newreno,
-#   /Sack1 with TCPSink/Sack1); DROPS: e.g. "19 21" for the 20th and 22nd;
-#   delack: the sink delays ACKs (TCPSink/DelAck, TCPSink/Sack1/DelAck: an
-#   ACK for every second segment, else after 100 ms; SYN_immediate_ack_ off,
-#   as there is no SYN and the first data segment is no reason to hurry).
+#   /Sack1 with TCPSink/Sack1); DROPS: e.g. "19 21" for the 20th and 22nd,
+#   or "" for none; delack: the sink delays ACKs (TCPSink/DelAck,
+#   TCPSink/Sack1/DelAck: an ACK for every second segment, else after 100 ms;
+#   SYN_immediate_ack_ off, as there is no SYN and the first data segment is
+#   no reason to hurry); WINDOW: window_ (20); QLIMIT: the r1->k1 queue's
+#   queue-limit (100), which ns-2's DropTail counts with the packet being
+#   sent, so QLIMIT - 1 wait.
 # The trace is the r1->k1 queue's ('+' enqueue, '-' dequeue, 'd' drop).
 set variant [lindex $argv 0]
 set drops [lindex $argv 1]
 set delack [expr {[llength $argv] > 3 && [lindex $argv 3] == "delack"}]
+set window [expr {[llength $argv] > 4 ? [lindex $argv 4] : 20}]
+set qlimit [expr {[llength $argv] > 5 ? [lindex $argv 5] : 100}]
 set da [expr {$delack ? "/DelAck" : ""}]
 set ns [new Simulator]
 set s1 [$ns node]
@@ -28,7 +33,8 @@ set r1 [$ns node]
 set k1 [$ns node]
 $ns duplex-link $s1 $r1 8Mb 0.1ms DropTail
 $ns duplex-link $r1 $k1 0.8Mb 100ms DropTail
-foreach {a b} [list $s1 $r1 $r1 $s1 $r1 $k1 $k1 $r1] { $ns queue-limit $a $b 100 }
+foreach {a b} [list $s1 $r1 $r1 $s1 $k1 $r1] { $ns queue-limit $a $b 100 }
+$ns queue-limit $r1 $k1 $qlimit
 switch $variant {
   tahoe { set tcp [new Agent/TCP]; set sink [new Agent/TCPSink$da] }
   reno { set tcp [new Agent/TCP/Reno]; set sink [new Agent/TCPSink$da] }
@@ -36,7 +42,7 @@ switch $variant {
   sack { set tcp [new Agent/TCP/Sack1]; set sink [new Agent/TCPSink/Sack1$da] }
   default { puts stderr "unknown variant $variant"; exit 1 }
 }
-$tcp set window_ 20
+$tcp set window_ $window
 $tcp set packetSize_ 1040
 $tcp set useHeaders_ false
 $tcp set syn_ false
@@ -55,7 +61,7 @@ $ns connect $tcp $sink
 set ftp [$tcp attach-app FTP]
 set em [new ErrorModel/List]
 $em droplist $drops
-$ns lossmodel $em $r1 $k1
+if {$drops != ""} { $ns lossmodel $em $r1 $k1 }
 set tf [open [lindex $argv 2] w]
 $ns trace-queue $r1 $k1 $tf
 $ns at 0.5 "$ftp start"
