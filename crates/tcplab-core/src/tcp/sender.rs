@@ -641,8 +641,8 @@ impl Sender {
         if !(self.flywheel && self.in_recovery && below_recover) {
             // ns-2's NewReno counts duplicate ACKs on across a partial ACK.
             self.dupacks = 0;
+            self.lt_sent = 0;
         }
-        self.lt_sent = 0;
         let mut newest = None;
         while let Some(s) = self.scoreboard.front().filter(|s| s.seq + u64::from(s.len) <= ack) {
             if !s.resent {
@@ -699,11 +699,10 @@ impl Sender {
             }
             self.cc.on_ack(now, acked, flight);
         }
-        let impatient = partial && self.recovery == Recovery::NewReno && !self.flywheel;
         if self.snd_una >= self.snd_max {
             // RFC 6298 (5.2): all outstanding data acknowledged.
             self.rto_deadline = None;
-        } else if impatient && self.partial_acked {
+        } else if partial && self.recovery == Recovery::NewReno && !self.flywheel && std::mem::replace(&mut self.partial_acked, true) {
             // RFC 6582 section 3.2, step 3: only the first partial ACK of a
             // recovery resets the retransmission timer (the Impatient variant,
             // section 4), so that many losses in one window end in a timeout
@@ -711,9 +710,6 @@ impl Sender {
         } else {
             // RFC 6298 (5.3): restart on an ACK of new data.
             self.restart_timer(now);
-        }
-        if impatient {
-            self.partial_acked = true;
         }
         if partial && self.recovery == Recovery::NewReno {
             self.emit_retx(now, self.snd_una, out);
