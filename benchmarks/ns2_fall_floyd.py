@@ -130,8 +130,9 @@ def main() -> int:
         if not args.install_ns2:
             print("ns-2 (`ns`) is not installed: use --install-ns2", file=sys.stderr)
             return 2
-        subprocess.run(["apt-get", "update", "-qq"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "ns2"], check=True)
+        from bench_dumbbell import install_ns2
+
+        install_ns2()
     rows, reference = [], []
     with tempfile.TemporaryDirectory() as tmp:
         setups = [(QUEUE, nd) for nd in DROPS] + [(q, 0) for q in QUEUES]
