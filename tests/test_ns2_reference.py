@@ -140,3 +140,20 @@ def test_drops_from_the_queue_alone_match_ns2_packet_for_packet(variant):
     ref = EVERY[(12, "delack", variant, 0)]
     assert len(ours) == len(ref) > 150 and sum(e[0] == "d" for e in ours) == 17
     assert ff.identical_prefix(ref, ours) == len(ref)
+
+
+@pytest.mark.parametrize("queue,ndrops,n", [(ff.QUEUE, 2, 68), (ff.QUEUE, 3, 68), (5, 0, 72)])
+def test_a_timeout_in_renos_recovery_halves_the_window_as_ns2_does(queue, ndrops, n):
+    """The timer fires during Reno's fast recovery. ns-2 halves its window, which the fast
+    retransmit had already halved; RFC 5681 halves the flight. With ns-2's rule
+    (`timeout_ssthresh = "ns2"`, in NS2_SETTINGS) every packet follows ns-2's order, 0.713 ms
+    late (ns-2's RTO in whole ticks); with RFC 5681's, slow start after the timeout goes on
+    past ns-2's ssthresh: the same segments, but more of them, and sooner by up to 0.2 s."""
+    ref = EVERY[(queue, "ack", "reno", ndrops)]
+    ours = ff.tcplab_trace("reno", ndrops, {}, "ack", queue)
+    assert len(ours) == len(ref) == n
+    assert ff.identical_prefix(ref, ours, tol=float("inf")) == n
+    assert max(abs(x[1] - y[1]) for x, y in zip(ref, ours)) == pytest.approx(713e-6, abs=1e-6)
+    rfc = ff.tcplab_trace("reno", ndrops, {"tcp.timeout_ssthresh": "rfc5681"}, "ack", queue)
+    assert len(rfc) > n + 5
+    assert max(abs(x[1] - y[1]) for x, y in zip(ref, rfc)) > 0.15

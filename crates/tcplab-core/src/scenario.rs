@@ -12,7 +12,7 @@ use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
 use crate::net::atm::{Policy, UbrConfig, UbrPort};
 use crate::net::{DropTail, Limit, QueueDisc};
-use crate::tcp::{CcKind, NewRenoRecovery, RttConfig, SackRecovery, TcpConfig};
+use crate::tcp::{CcKind, NewRenoRecovery, RttConfig, SackRecovery, TcpConfig, TimeoutSsthresh};
 use crate::time::Dur;
 use serde::Deserialize;
 
@@ -450,6 +450,9 @@ pub struct TcpSpec {
     /// NewReno recovery: "rfc6582" (default) or "ns2-1998" (ns-2's flywheel NewReno).
     #[serde(default)]
     pub newreno_recovery: Option<String>,
+    /// What a timeout does to ssthresh: "rfc5681" (default), "ns2" or "linux".
+    #[serde(default)]
+    pub timeout_ssthresh: Option<String>,
     /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
     #[serde(default)]
     pub quickack: u32,
@@ -740,6 +743,12 @@ impl TcpSpec {
                 None | Some("rfc6582") => NewRenoRecovery::Rfc6582,
                 Some("ns2-1998") => NewRenoRecovery::Ns2Flywheel,
                 Some(other) => return Err(invalid(format!("{field}.newreno_recovery"), format!("'{other}' is not a NewReno recovery; allowed: rfc6582, ns2-1998"))),
+            },
+            timeout_ssthresh: match self.timeout_ssthresh.as_deref() {
+                None | Some("rfc5681") => TimeoutSsthresh::Rfc5681,
+                Some("ns2") => TimeoutSsthresh::Ns2,
+                Some("linux") => TimeoutSsthresh::Linux,
+                Some(other) => return Err(invalid(format!("{field}.timeout_ssthresh"), format!("'{other}' is not a timeout rule; allowed: rfc5681, ns2, linux"))),
             },
         })
     }

@@ -86,6 +86,15 @@ class Tcp(_Model):
     next hole only, the full ACK also
     grows the window, and no guard against a fast retransmit right after a
     fast recovery."""
+    timeout_ssthresh: Literal["rfc5681", "ns2", "linux"] = "rfc5681"
+    """What a retransmission timeout does to ssthresh. 'rfc5681': half the
+    flight (at least 2 segments), at every timeout. 'ns2': as ns-2's TCP
+    agents, half the usable window (cwnd plus a fast recovery's inflation, at
+    most the receiver's window) in whole segments, at every timeout: in a fast
+    recovery, half the window the fast retransmit had already halved. 'linux':
+    as Linux's tcp_enter_loss, half the congestion window in whole segments,
+    but a timeout during a fast recovery, or a repeated timeout before any
+    retransmission is acknowledged, keeps ssthresh."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -178,6 +187,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["sack_recovery"] = t.sack_recovery
     if t.newreno_recovery != "rfc6582":
         core["newreno_recovery"] = t.newreno_recovery
+    if t.timeout_ssthresh != "rfc5681":
+        core["timeout_ssthresh"] = t.timeout_ssthresh
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     if t.quickack:

@@ -225,11 +225,15 @@ impl CongestionControl for Cubic {
         self.ssthresh = self.segs();
     }
 
-    fn on_timeout(&mut self, _now: Time, _flight: u64) {
+    fn on_timeout(&mut self, _now: Time, basis: Option<u64>) {
         // Linux's `bictcp_state(TCP_CA_Loss)`: HyStart starts over.
         self.hystart = Hystart { end_seq: self.hystart.end_seq, ..Hystart::default() };
-        self.reduce();
-        self.ssthresh = ((self.cwnd * self.cfg.beta).max(2.0) * self.cfg.mss as f64) as u64;
+        // The reduction is CUBIC's own, from its window (`bictcp_recalc_ssthresh`),
+        // whatever `basis` is; `None` (Linux, a loss already under way) skips it.
+        if basis.is_some() {
+            self.reduce();
+            self.ssthresh = ((self.cwnd * self.cfg.beta).max(2.0) * self.cfg.mss as f64) as u64;
+        }
         self.cwnd = 1.0;
     }
 
@@ -320,7 +324,7 @@ mod tests {
         for w_max in [10, 100] {
             let mut c = Cubic::new(CubicConfig { initial_window: w_max * mss, initial_ssthresh: 0, ..Default::default() });
             c.on_rtt(Dur::from_ms(100));
-            c.on_timeout(Time::ZERO, 0);
+            c.on_timeout(Time::ZERO, Some(0));
             c.cwnd = 8.0;
             let t = Time::from_ns(2_000_000_000);
             c.on_ack(t, mss, 0); // opens the epoch
@@ -417,7 +421,7 @@ mod tests {
         assert_eq!(ended, Some(20));
         assert_eq!(c.ssthresh(), 29 * mss);
         // A timeout resets HyStart: its minimum RTT is forgotten.
-        c.on_timeout(Time::from_ns(5_000_000_000), 0);
+        c.on_timeout(Time::from_ns(5_000_000_000), Some(0));
         assert!(!c.hystart.found && c.hystart.delay_min.is_none());
     }
 

@@ -187,8 +187,10 @@ impl CongestionControl for HighSpeed {
         self.bytes_acked = 0;
     }
 
-    fn on_timeout(&mut self, _now: Time, flight: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.cfg.mss);
+    fn on_timeout(&mut self, _now: Time, basis: Option<u64>) {
+        if let Some(w) = basis {
+            self.ssthresh = (w / 2).max(2 * self.cfg.mss);
+        }
         self.cwnd = self.cfg.mss;
         self.bytes_acked = 0;
     }

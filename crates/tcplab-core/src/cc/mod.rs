@@ -29,8 +29,11 @@ pub trait CongestionControl {
     fn on_ack(&mut self, now: Time, acked: u64, flight: u64);
     /// Loss was inferred from duplicate ACKs with `flight` bytes outstanding.
     fn on_congestion_event(&mut self, now: Time, flight: u64);
-    /// The retransmission timer expired with `flight` bytes outstanding.
-    fn on_timeout(&mut self, now: Time, flight: u64);
+    /// The retransmission timer expired. `basis` is the window, in bytes,
+    /// whose half becomes ssthresh (RFC 5681: the flight; see
+    /// [`crate::tcp::TimeoutSsthresh`]), or `None` to keep ssthresh, as Linux
+    /// does for a timeout within a recovery or a loss already under way.
+    fn on_timeout(&mut self, now: Time, basis: Option<u64>);
     /// The congestion window, in bytes.
     fn window(&self) -> u64;
     /// The slow-start threshold, in bytes (`u64::MAX` when unset).
@@ -126,8 +129,8 @@ impl CongestionControl for AnyCc {
         dispatch!(self, c => c.on_congestion_event(now, flight))
     }
     #[inline]
-    fn on_timeout(&mut self, now: Time, flight: u64) {
-        dispatch!(self, c => c.on_timeout(now, flight))
+    fn on_timeout(&mut self, now: Time, basis: Option<u64>) {
+        dispatch!(self, c => c.on_timeout(now, basis))
     }
     #[inline]
     fn window(&self) -> u64 {

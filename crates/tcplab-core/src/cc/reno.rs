@@ -95,8 +95,11 @@ impl CongestionControl for Reno {
         self.cwnd = self.ssthresh;
     }
 
-    fn on_timeout(&mut self, _now: Time, flight: u64) {
-        self.halve(flight);
+    fn on_timeout(&mut self, _now: Time, basis: Option<u64>) {
+        match basis {
+            Some(w) => self.halve(w),
+            None => self.bytes_acked = 0,
+        }
         // The loss window, RFC 5681 section 3.1.
         self.cwnd = self.cfg.mss;
     }
@@ -166,10 +169,10 @@ mod tests {
         let mut r = Reno::new(RenoConfig { initial_window: 20 * MSS, ..Default::default() });
         r.on_congestion_event(Time::ZERO, 20 * MSS);
         assert_eq!((r.window(), r.ssthresh()), (10 * MSS, 10 * MSS));
-        r.on_timeout(Time::ZERO, 10 * MSS);
+        r.on_timeout(Time::ZERO, Some(10 * MSS));
         assert_eq!((r.window(), r.ssthresh()), (MSS, 5 * MSS));
         // ssthresh never below two segments.
-        r.on_timeout(Time::ZERO, MSS);
+        r.on_timeout(Time::ZERO, Some(MSS));
         assert_eq!(r.ssthresh(), 2 * MSS);
     }
 }

@@ -23,10 +23,10 @@ impl CongestionControl for Tahoe {
     }
     /// ssthresh = max(FlightSize/2, 2 SMSS) and cwnd = 1 SMSS, as on a timeout.
     fn on_congestion_event(&mut self, now: Time, flight: u64) {
-        self.0.on_timeout(now, flight);
+        self.0.on_timeout(now, Some(flight));
     }
-    fn on_timeout(&mut self, now: Time, flight: u64) {
-        self.0.on_timeout(now, flight);
+    fn on_timeout(&mut self, now: Time, basis: Option<u64>) {
+        self.0.on_timeout(now, basis);
     }
     fn window(&self) -> u64 {
         self.0.window()

@@ -71,6 +71,26 @@ pub enum NewRenoRecovery {
     Ns2Flywheel,
 }
 
+/// What a retransmission timeout does to ssthresh.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum TimeoutSsthresh {
+    /// RFC 5681 section 3.1, equation (4): `max(FlightSize / 2, 2 * SMSS)`,
+    /// at every timeout.
+    #[default]
+    Rfc5681,
+    /// ns-2's `TcpAgent::slowdown` (`CLOSE_SSTHRESH_HALF`, tcp.cc): half the
+    /// usable window `min(cwnd + dupwnd, wnd)` in whole segments, at least 2,
+    /// at every timeout. In a fast recovery that is half the window the fast
+    /// retransmit had already halved (and Reno's duplicate ACKs inflated).
+    Ns2,
+    /// Linux's `tcp_enter_loss`: half the congestion window in whole
+    /// segments, at least 2 (`tcp_reno_ssthresh`), but only from the Open
+    /// and Disorder states or a loss state whose retransmission was
+    /// acknowledged: a timeout during a fast recovery, or a repeated timeout
+    /// of the same segment, keeps ssthresh.
+    Linux,
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpConfig {
     pub cc: CcKind,
@@ -137,6 +157,8 @@ pub struct TcpConfig {
     pub sack_recovery: SackRecovery,
     /// How NewReno recovers (see [`NewRenoRecovery`]).
     pub newreno_recovery: NewRenoRecovery,
+    /// What a retransmission timeout does to ssthresh (see [`TimeoutSsthresh`]).
+    pub timeout_ssthresh: TimeoutSsthresh,
 }
 
 impl Default for TcpConfig {
@@ -169,6 +191,7 @@ impl Default for TcpConfig {
             window_growth: false,
             sack_recovery: SackRecovery::Rfc6675,
             newreno_recovery: NewRenoRecovery::Rfc6582,
+            timeout_ssthresh: TimeoutSsthresh::Rfc5681,
         }
     }
 }

@@ -18,7 +18,7 @@
 //! - `snd_una` never moves backwards;
 //! - the receiver delivers each byte once and in order, and only bytes it received.
 
-use super::config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig};
+use super::config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
 use super::receiver::Receiver;
 use super::sender::{Segment, Sender};
 use crate::time::{Dur, Time};
@@ -54,6 +54,11 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             _ => SackRecovery::Ns2Sack1 { stall_at_end: true },
         },
         newreno_recovery: if data[2] & 128 != 0 { NewRenoRecovery::Ns2Flywheel } else { NewRenoRecovery::Rfc6582 },
+        timeout_ssthresh: match data[0] >> 1 & 3 {
+            1 => TimeoutSsthresh::Ns2,
+            2 => TimeoutSsthresh::Linux,
+            _ => TimeoutSsthresh::Rfc5681,
+        },
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()

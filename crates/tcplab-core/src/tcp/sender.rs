@@ -33,7 +33,7 @@
 //! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
 //! when it next wants [`Sender::on_timeout`].
 
-use super::config::{NewRenoRecovery, SackRecovery, TcpConfig};
+use super::config::{NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
 use super::rtt::RttEstimator;
 use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
@@ -187,6 +187,8 @@ pub struct Sender {
     flywheel: bool,
     /// RTT samples as with RFC 7323 timestamps (see [`TcpConfig::timestamps`]).
     timestamps: bool,
+    /// See [`TcpConfig::timeout_ssthresh`].
+    timeout_ssthresh: TimeoutSsthresh,
     pub rtt: RttEstimator,
     timed: Option<(u64, Time)>,
     backoff: u32,
@@ -239,6 +241,7 @@ impl Sender {
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
             timestamps: cfg.timestamps,
+            timeout_ssthresh: cfg.timeout_ssthresh,
             rtt: RttEstimator::new(cfg.rtt.clone()),
             timed: None,
             backoff: 0,
@@ -961,6 +964,26 @@ impl Sender {
     }
 
     /// The retransmission timer fired; the caller checks `now >= poll_timeout()`.
+    /// The window a retransmission timeout halves into ssthresh, or `None`
+    /// to keep ssthresh (see [`TimeoutSsthresh`]). Called before the timeout
+    /// counts itself in `retries`.
+    fn timeout_basis(&self) -> Option<u64> {
+        // Twice half a window of whole segments: the controller's halving
+        // then gives ns-2's and Linux's `int(window / 2)` segments.
+        let whole_halves = |w: u64| w / self.mss / 2 * 2 * self.mss;
+        match self.timeout_ssthresh {
+            // RFC 5681 section 3.1, equation (4).
+            TimeoutSsthresh::Rfc5681 => Some(self.flight()),
+            // ns-2 tcp.cc, `slowdown`: `int(window() / 2)`, where Reno's and
+            // Newreno's window() adds the duplicate ACKs' inflation.
+            TimeoutSsthresh::Ns2 => Some(whole_halves(self.window())),
+            // Linux `tcp_enter_loss`: a new ssthresh only from the Open or
+            // Disorder state, or from a loss whose retransmission was acknowledged.
+            TimeoutSsthresh::Linux if self.in_recovery || self.cwr.is_some() || self.retries > 0 => None,
+            TimeoutSsthresh::Linux => Some(whole_halves(self.cwnd().min(self.max_window))),
+        }
+    }
+
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
         debug_assert!(self.rto_deadline.is_some_and(|d| d <= now));
         self.rto_deadline = None;
@@ -980,10 +1003,11 @@ impl Sender {
             self.scoreboard.clear();
             return;
         }
+        let basis = self.timeout_basis();
         self.retries += 1;
         self.stats.timeouts += 1;
         self.cause = Cause::Timeout;
-        self.cc.on_timeout(now, self.flight());
+        self.cc.on_timeout(now, basis);
         self.in_recovery = false;
         self.cwr = None;
         self.retx_pending = None;
@@ -1148,6 +1172,56 @@ mod tests {
         out.clear();
         s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(next, false)]);
+    }
+
+    #[test]
+    fn timeout_ssthresh_rules() {
+        // (rule, ssthresh after a timeout in a fast recovery, after a first
+        // timeout with nothing acknowledged, after a second one), in segments.
+        let cases = [
+            // RFC 5681 eq. (4): half the flight (20 segments out), every time.
+            (TimeoutSsthresh::Rfc5681, 10, 10, 10),
+            // ns-2: half the window, in a recovery the halved and inflated
+            // 10 + 3 segments; after the first timeout a window of one, so 2.
+            (TimeoutSsthresh::Ns2, 6, 10, 2),
+            // Linux: the recovery's ssthresh kept; a repeated timeout keeps the first's.
+            (TimeoutSsthresh::Linux, 10, 10, 10),
+        ];
+        for (rule, in_recovery, first, second) in cases {
+            let cfg = TcpConfig { iw_bytes: 20 * MSS, max_window: 100 * MSS, timeout_ssthresh: rule, ..Default::default() };
+            let mut out = Vec::new();
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            s.start(Time::ZERO, &mut out);
+            for _ in 0..3 {
+                s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+            }
+            assert_eq!(s.cc.ssthresh(), 10 * MSS, "{rule:?}: the fast retransmit halves the flight");
+            assert_eq!(s.window(), 13 * MSS);
+            let t = s.poll_timeout().expect("the timer runs");
+            s.on_timeout(t, &mut out);
+            assert_eq!(s.cc.ssthresh(), in_recovery * MSS, "{rule:?}, in recovery");
+            assert_eq!(s.window(), MSS);
+
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            s.start(Time::ZERO, &mut out);
+            let t = s.poll_timeout().expect("the timer runs");
+            s.on_timeout(t, &mut out);
+            assert_eq!(s.cc.ssthresh(), first * MSS, "{rule:?}, first timeout");
+            let t = s.poll_timeout().expect("the timer runs");
+            s.on_timeout(t, &mut out);
+            assert_eq!(s.cc.ssthresh(), second * MSS, "{rule:?}, second timeout");
+            // An ACK of the retransmission ends the loss: Linux halves again at the next timeout.
+            s.on_ack(t + Dur::from_ms(100), MSS, &[], &mut out);
+            let t = s.poll_timeout().expect("the timer runs");
+            s.on_timeout(t, &mut out);
+            let third = match rule {
+                // 19 segments still out.
+                TimeoutSsthresh::Rfc5681 => 19 * MSS / 2,
+                // A window of 2 after one ACK in slow start: int(2 / 2), at least 2.
+                _ => 2 * MSS,
+            };
+            assert_eq!(s.cc.ssthresh(), third, "{rule:?}, after an ACK");
+        }
     }
 
     #[test]
