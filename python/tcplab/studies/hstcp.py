@@ -59,6 +59,7 @@ PARAMETERS = [
     ("initial window", "2 segments", "Linux 2.4"),
     ("receive window", "4 segments, then 2 more per segment received, up to 8 MB", "Linux 2.4 tcp_select_initial_window and tcp_grow_window; the study's 8 MB socket buffer"),
     ("RTO", "initial 3 s, minimum 200 ms", "Linux 2.4 (RFC 2988 initial, TCP_RTO_MIN)"),
+    ("ssthresh at a timeout", "half the congestion window, not reduced again within one recovery or loss", "Linux 2.4 tcp_enter_loss"),
     ("jitter", "reverse cross traffic: 30 kB transfers from the client side, think time exponential with mean 20 ms (about 9 Mb/s)", "modelling choice (the study's path carried other traffic); seeds 1-3 give three runs per stack"),
     ("duration", "10 s per run", "iperf's default"),
 ]
@@ -83,7 +84,7 @@ def scenario(stack: str, seed: int = 1, txqueuelen: int = 100, delayed_ack: bool
         "tcp": {
             "cc": STACKS[stack], "hstcp_lookup": lookup, "local_congestion": "linux", "mss": "1448B", "header": "90B",
             "iw": 2, "window": "8MB", "window_growth": "linux", "delayed_ack": delayed_ack, "delack_timeout": "40ms", "byte_counting": False,
-            "rto_initial": "3s", "rto_min": "200ms",
+            "rto_initial": "3s", "rto_min": "200ms", "timeout_ssthresh": "linux",
         },  # fmt: skip
         "apps": apps,
         "trace": {"web100": True, "apps": ["iperf"]},

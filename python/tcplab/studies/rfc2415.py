@@ -141,6 +141,9 @@ def scenario(
             "clock_granularity": cal["granularity"],
             # ns-2's TCPs count ACKs, not bytes: every ACK of new data opens the window by a segment.
             "byte_counting": False,
+            # A timeout halves the window, not the flight: BayFullTcpAgent::timeout calls ns-2's
+            # TcpAgent::slowdown (CLOSE_SSTHRESH_HALF), which halves min(cwnd, wnd) with the inflation.
+            "timeout_ssthresh": "ns2",
             "delayed_ack": cal["delack_timeout"] is not None,
             "delack_timeout": cal["delack_timeout"] or "200ms",
         },
@@ -505,6 +508,7 @@ PARAMETERS = [
     ("access-link delay", CALIBRATION["access_delay"], "**fitted** (the RFC gives none)"),
     ("TCP", "Reno, 11-packet window, 1460-byte segments, IW 1-4, a one-segment window after a loss", "RFC 2415 section 2"),
     ("window growth", "a segment per ACK of new data (no byte counting)", "ns-2's TCPs (TcpAgent::opencwnd)"),
+    ("ssthresh at a timeout", "half the usable window (cwnd with a fast recovery's inflation) in whole segments", "ns-2 baytcp/tcp-full-bay.cc, timeout: TcpAgent::slowdown (CLOSE_SSTHRESH_HALF)"),
     ("connection set-up", "SYN, SYN-ACK, request on the third segment, FIN after the data", "RFC 2415 (two-way TCP); ns-2 baytcp/tcp-full-bay.cc"),
     ("ACKs", "every segment (no delayed ACKs)", "ns-2 baytcp/tcp-full-bay.cc: every segment of a connection's first 16 KB, then every segsperack_ (default 1)"),
     ("RTO", "initial 3 s; at least 200 ms and the smoothed RTT plus 100 ms (RFC 6298's formula with clock granularity 100 ms)",
