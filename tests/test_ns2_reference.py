@@ -54,9 +54,10 @@ def test_the_reference_holds_every_case_with_its_drops():
 @pytest.mark.parametrize(
     "sink,variant,ndrops,overrides",
     [("ack", "tahoe", n, {}) for n in (1, 2)]
-    + [("ack", "newreno", 1, NEWRENO_NS2), ("ack", "sack", 1, {}), ("ack", "sack", 1, SACK_NS2)]
+    + [("ack", "reno", 1, {}), ("ack", "newreno", 1, {}), ("ack", "newreno", 1, NEWRENO_NS2), ("ack", "sack", 1, {}), ("ack", "sack", 1, SACK_NS2)]
     + [("delack", "tahoe", n, {}) for n in (1, 2)]
-    + [("delack", "newreno", n, {}) for n in (3, 4)],
+    + [("delack", "reno", 1, {})]
+    + [("delack", "newreno", n, {}) for n in (1, 2, 3, 4)],
 )
 def test_tcplab_sends_what_ns2_sends_packet_for_packet(sink, variant, ndrops, overrides):
     """Every departure and drop at r1->k1 over 3 s: the same segment at the same microsecond."""
@@ -157,3 +158,25 @@ def test_a_timeout_in_renos_recovery_halves_the_window_as_ns2_does(queue, ndrops
     rfc = ff.tcplab_trace("reno", ndrops, {"tcp.timeout_ssthresh": "rfc5681"}, "ack", queue)
     assert len(rfc) > n + 5
     assert max(abs(x[1] - y[1]) for x, y in zip(ref, rfc)) > 0.15
+
+
+@pytest.mark.parametrize("sink,variant,ndrops", [("ack", "reno", 1), ("ack", "newreno", 1), ("delack", "newreno", 2)])
+def test_the_ack_that_ends_recovery_grows_the_window_as_in_ns2(sink, variant, ndrops):
+    """ns-2's Reno and Newreno open the window on the ACK that ends recovery (opencwnd in
+    recv_newack_helper); with `recovery_exit = "ns2"` (in NS2_SETTINGS) tcplab matches ns-2
+    packet for packet, and with RFC 5681's deflation to ssthresh alone its next segment of
+    congestion avoidance leaves a round trip later."""
+    ref = ALL[(sink, variant, ndrops)]
+    assert ff.identical_prefix(ref, ff.tcplab_trace(variant, ndrops, {}, sink)) == len(ref)
+    rfc = ff.tcplab_trace(variant, ndrops, {"tcp.recovery_exit": "rfc5681"}, sink)
+    same = ff.identical_prefix(ref, rfc)
+    assert same < len(ref) and rfc[same][2] == ref[same][2] and rfc[same][1] - ref[same][1] > 0.075
+
+
+def test_newreno_with_two_drops_matches_ns2_to_the_end_of_the_run():
+    """RFC 6582's NewReno with ns-2's timeout and recovery-exit rules: every one of the 133
+    departures and drops tcplab makes in 3 s is ns-2's; ns-2 sends one more at 2.997 s."""
+    ref = REF[("newreno", 2)]
+    ours = ff.tcplab_trace("newreno", 2, {})
+    assert (len(ours), len(ref)) == (133, 134)
+    assert ff.identical_prefix(ref, ours) == 133

@@ -453,6 +453,9 @@ pub struct TcpSpec {
     /// What a timeout does to ssthresh: "rfc5681" (default), "ns2" or "linux".
     #[serde(default)]
     pub timeout_ssthresh: Option<String>,
+    /// The ACK that ends a fast recovery also grows the window (ns-2).
+    #[serde(default)]
+    pub exit_growth: bool,
     /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
     #[serde(default)]
     pub quickack: u32,
@@ -750,6 +753,7 @@ impl TcpSpec {
                 Some("linux") => TimeoutSsthresh::Linux,
                 Some(other) => return Err(invalid(format!("{field}.timeout_ssthresh"), format!("'{other}' is not a timeout rule; allowed: rfc5681, ns2, linux"))),
             },
+            exit_growth: self.exit_growth,
         })
     }
 }

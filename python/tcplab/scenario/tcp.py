@@ -95,6 +95,13 @@ class Tcp(_Model):
     as Linux's tcp_enter_loss, half the congestion window in whole segments,
     but a timeout during a fast recovery, or a repeated timeout before any
     retransmission is acknowledged, keeps ssthresh."""
+    recovery_exit: Literal["rfc5681", "ns2"] = "rfc5681"
+    """The ACK that ends a fast recovery. 'rfc5681': it deflates the window to
+    ssthresh (RFC 5681 section 3.2 step 6; RFC 6582 and RFC 6675 alike).
+    'ns2': as ns-2's Reno and Newreno agents, the ACK that ends a reno or
+    newreno recovery then also grows the window as any ACK of new data would
+    (recv_newack_helper calls opencwnd); SACK recovery is unchanged, as in
+    ns-2's Sack1. newreno_recovery = 'ns2-1998' always grows."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -189,6 +196,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["newreno_recovery"] = t.newreno_recovery
     if t.timeout_ssthresh != "rfc5681":
         core["timeout_ssthresh"] = t.timeout_ssthresh
+    if t.recovery_exit != "rfc5681":
+        core["exit_growth"] = True
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     if t.quickack:

@@ -159,6 +159,12 @@ pub struct TcpConfig {
     pub newreno_recovery: NewRenoRecovery,
     /// What a retransmission timeout does to ssthresh (see [`TimeoutSsthresh`]).
     pub timeout_ssthresh: TimeoutSsthresh,
+    /// The ACK that ends a Reno or NewReno fast recovery also grows the
+    /// window, as an ACK outside recovery would (ns-2's Reno and Newreno
+    /// agents: `recv_newack_helper` calls `opencwnd` after the window is
+    /// deflated to ssthresh; its Sack1 does not). RFC 5681 section 3.2 step 6
+    /// sets cwnd to ssthresh only.
+    pub exit_growth: bool,
 }
 
 impl Default for TcpConfig {
@@ -192,6 +198,7 @@ impl Default for TcpConfig {
             sack_recovery: SackRecovery::Rfc6675,
             newreno_recovery: NewRenoRecovery::Rfc6582,
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
+            exit_growth: false,
         }
     }
 }

@@ -59,6 +59,7 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             2 => TimeoutSsthresh::Linux,
             _ => TimeoutSsthresh::Rfc5681,
         },
+        exit_growth: data[0] & 8 != 0,
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()

@@ -185,6 +185,8 @@ pub struct Sender {
     sack1: Option<Sack1>,
     /// NewReno as ns-2's `newreno_changes_ 1` (see [`NewRenoRecovery::Ns2Flywheel`]).
     flywheel: bool,
+    /// See [`TcpConfig::exit_growth`] (Reno and NewReno recovery only; always with the flywheel).
+    exit_growth: bool,
     /// RTT samples as with RFC 7323 timestamps (see [`TcpConfig::timestamps`]).
     timestamps: bool,
     /// See [`TcpConfig::timeout_ssthresh`].
@@ -240,6 +242,9 @@ impl Sender {
                 _ => None,
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
+            // ns-2's Reno and Newreno agents grow on that ACK; its Sack1 does not.
+            exit_growth: (cfg.exit_growth && recovery != Recovery::Sack)
+                || (recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel),
             timestamps: cfg.timestamps,
             timeout_ssthresh: cfg.timeout_ssthresh,
             rtt: RttEstimator::new(cfg.rtt.clone()),
@@ -684,8 +689,8 @@ impl Sender {
                     self.in_recovery = false;
                     self.inflation = 0;
                     self.cc.on_recovery_exit(now);
-                    if self.flywheel {
-                        // ns-2's NewReno: newack() then opencwnd() on the full ACK.
+                    if self.exit_growth {
+                        // ns-2: newack() then opencwnd() on the ACK that ends recovery.
                         self.cc.on_ack(now, acked, flight);
                     }
                 }
@@ -1221,6 +1226,32 @@ mod tests {
                 _ => 2 * MSS,
             };
             assert_eq!(s.cc.ssthresh(), third, "{rule:?}, after an ACK");
+        }
+    }
+
+    #[test]
+    fn exit_growth_opens_the_window_on_the_ack_that_ends_recovery() {
+        // One loss in a window of 10, no byte counting: the ACK that ends recovery
+        // deflates cwnd to ssthresh (5 segments); with ns-2's exit growth it then
+        // grows as in congestion avoidance, SMSS * SMSS / cwnd. SACK recovery never does.
+        for (cc, exit_growth, cwnd) in [
+            (CcKind::Reno, false, 5 * MSS),
+            (CcKind::Reno, true, 5 * MSS + MSS / 5),
+            (CcKind::NewReno, true, 5 * MSS + MSS / 5),
+            (CcKind::Sack, true, 5 * MSS),
+        ] {
+            let cfg = TcpConfig { cc, iw_bytes: 10 * MSS, byte_counting: false, exit_growth, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            let t = Time::from_ns(100_000_000);
+            for k in 2..5 {
+                s.on_ack(t, 0, &[(MSS, k * MSS)], &mut out);
+            }
+            assert!(s.in_recovery, "{cc:?}");
+            s.on_ack(t + Dur::from_ms(100), 10 * MSS, &[], &mut out);
+            assert!(!s.in_recovery, "{cc:?}");
+            assert_eq!(s.cwnd(), cwnd, "{cc:?}, exit growth {exit_growth}");
         }
     }
 
