@@ -127,7 +127,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "tcp": {
             "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
             "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
-            "rto_min": "200ms", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, "timeout_ssthresh": "ns2", **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
+            "rto_min": "200ms", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, "timeout_ssthresh": "ns2", "recovery_exit": "ns2", **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
         },  # fmt: skip
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
@@ -551,6 +551,7 @@ PARAMETERS = [
     ("timers", "granularity 100 ms, minimum RTO 200 ms, initial RTO 6 s, maximum 64 s", "the slides (granularity); ns-2 of 1998: TcpAgent::rtt_timeout's floor of two ticks (tcp.cc 1.59; minrto_ only came in 2001), rtxcur_init_ 6.0 (3.0 from 2006), maxrto_ 64, tcpTick_ 0.1 (0.01 from 2002)"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("ssthresh at a timeout", "half the usable window (cwnd with a fast recovery's inflation) in whole segments, at every timeout", "ns-2's TcpAgent::slowdown (CLOSE_SSTHRESH_HALF)"),
+    ("end of a fast recovery", "the window deflates to ssthresh, then the ACK grows it as any other (reno, newreno)", "ns-2's Reno and Newreno agents (recv_newack_helper calls opencwnd)"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
     ("newreno", "ns-2's Newreno agent with newreno_changes_ 1: one new segment every second duplicate ACK in recovery, a partial ACK retransmits the next hole "
      "(window deflated to cwnd), no guard against a fast retransmit right after a recovery (RFC 6582 in the sensitivity table)",

@@ -16,7 +16,10 @@
 //!   ns-2's 1998 `Sack1` agent (a `pipe` counter; see [`Sender::sack1_send`]).
 //!
 //! Limited transmit (RFC 3042) and restart after idle (RFC 5681 section 4.1)
-//! are options.
+//! are options, and so are what a timeout does to ssthresh
+//! ([`TimeoutSsthresh`]: RFC 5681's half the flight, ns-2's half the window,
+//! or Linux's no second reduction in one recovery or loss) and growth on the
+//! ACK that ends a Reno or NewReno recovery (ns-2; [`TcpConfig::exit_growth`]).
 //!
 //! **Local congestion (Linux 2.4 send stalls).** The caller may limit how
 //! many segments the sending host's interface queue accepts now
