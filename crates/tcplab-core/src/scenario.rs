@@ -456,6 +456,9 @@ pub struct TcpSpec {
     /// The ACK that ends a fast recovery also grows the window (ns-2).
     #[serde(default)]
     pub exit_growth: bool,
+    /// RTT estimator: "rfc6298" (default) or "ns2" (whole clock ticks).
+    #[serde(default)]
+    pub rtt_estimator: Option<String>,
     /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
     #[serde(default)]
     pub quickack: u32,
@@ -713,6 +716,11 @@ impl TcpSpec {
                 min_rto: Dur::from_ns(self.rto_min_ns),
                 max_rto: Dur::from_ns(self.rto_max_ns),
                 granularity: Dur::from_ns(self.granularity_ns),
+                ns2_ticks: match self.rtt_estimator.as_deref() {
+                    None | Some("rfc6298") => false,
+                    Some("ns2") => true,
+                    Some(other) => return Err(invalid(format!("{field}.rtt_estimator"), format!("'{other}' is not an RTT estimator; allowed: rfc6298, ns2"))),
+                },
             },
             dupack_threshold: self.dupack_threshold,
             max_backoff: self.max_backoff,

@@ -95,6 +95,14 @@ class Tcp(_Model):
     as Linux's tcp_enter_loss, half the congestion window in whole segments,
     but a timeout during a fast recovery, or a repeated timeout before any
     retransmission is acknowledged, keeps ssthresh."""
+    rtt_estimator: Literal["rfc6298", "ns2"] = "rfc6298"
+    """How the retransmission timeout is estimated. 'rfc6298': SRTT and
+    RTTVAR from each sample, RTO = SRTT + max(clock_granularity, 4 RTTVAR).
+    'ns2': as ns-2's TCP agents without timestamps (TcpAgent::rtt_update): a
+    sample is the number of clock ticks it spans (clock_granularity is ns-2's
+    tcpTick_), at least one; SRTT and RTTVAR are kept in eighths and quarters
+    of a tick; RTO = SRTT + 4 RTTVAR in whole ticks, at least rto_min and two
+    ticks."""
     recovery_exit: Literal["rfc5681", "ns2"] = "rfc5681"
     """The ACK that ends a fast recovery. 'rfc5681': it deflates the window to
     ssthresh (RFC 5681 section 3.2 step 6; RFC 6582 and RFC 6675 alike).
@@ -196,6 +204,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["newreno_recovery"] = t.newreno_recovery
     if t.timeout_ssthresh != "rfc5681":
         core["timeout_ssthresh"] = t.timeout_ssthresh
+    if t.rtt_estimator != "rfc6298":
+        core["rtt_estimator"] = t.rtt_estimator
     if t.recovery_exit != "rfc5681":
         core["exit_growth"] = True
     if t.hstcp_lookup != "formula":

@@ -427,7 +427,7 @@ impl Connection {
         if let Some(sample) = hs.listener.on_open_message(now) {
             hs.client_bytes += u64::from(len);
             if let Some(r) = sample {
-                self.sender.rtt.sample(r);
+                self.sender.rtt.sample(now, r);
                 if let Some(srtt) = self.sender.rtt.srtt() {
                     use crate::cc::CongestionControl;
                     self.sender.cc.on_rtt(srtt);

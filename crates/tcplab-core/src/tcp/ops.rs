@@ -19,6 +19,7 @@
 //! - the receiver delivers each byte once and in order, and only bytes it received.
 
 use super::config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
+use super::rtt::RttConfig;
 use super::receiver::Receiver;
 use super::sender::{Segment, Sender};
 use crate::time::{Dur, Time};
@@ -60,6 +61,7 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             _ => TimeoutSsthresh::Rfc5681,
         },
         exit_growth: data[0] & 8 != 0,
+        rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, ..Default::default() },
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()

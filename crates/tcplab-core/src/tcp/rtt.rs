@@ -1,6 +1,7 @@
-//! Round-trip time estimation and the retransmission timeout, RFC 6298.
+//! Round-trip time estimation and the retransmission timeout, RFC 6298, or
+//! as ns-2's TCP agents keep it, in whole clock ticks.
 
-use crate::time::Dur;
+use crate::time::{Dur, Time};
 
 #[derive(Clone, Debug)]
 pub struct RttConfig {
@@ -10,8 +11,13 @@ pub struct RttConfig {
     pub min_rto: Dur,
     /// Upper bound, RFC 6298 section 2.5 (at least 60 s).
     pub max_rto: Dur,
-    /// Clock granularity G, RFC 6298 section 2.2.
+    /// Clock granularity G, RFC 6298 section 2.2 (with `ns2_ticks`, ns-2's `tcpTick_`).
     pub granularity: Dur,
+    /// Keep the estimate as ns-2's `TcpAgent::rtt_update` does without
+    /// timestamps: a sample is the number of clock ticks it spans (at least
+    /// one), SRTT and RTTVAR are integers of 1/8 and 1/4 tick, and the RTO
+    /// is SRTT + 4 RTTVAR in whole ticks, at least two ticks.
+    pub ns2_ticks: bool,
 }
 
 impl Default for RttConfig {
@@ -21,6 +27,7 @@ impl Default for RttConfig {
             min_rto: Dur::from_secs(1),
             max_rto: Dur::from_secs(60),
             granularity: Dur::from_ms(1),
+            ns2_ticks: false,
         }
     }
 }
@@ -33,17 +40,24 @@ pub struct RttEstimator {
     rto: Dur,
     samples: u64,
     last: Option<Dur>,
+    /// With `ns2_ticks`: ns-2's `t_srtt_` (eighths of a tick) and
+    /// `t_rttvar_` (quarters of a tick).
+    ticks: (i64, i64),
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
-        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None }
+        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None, ticks: (0, 0) }
     }
 
-    /// Fold in a measurement `r` (RFC 6298 section 2.2 and 2.3).
-    pub fn sample(&mut self, r: Dur) {
+    /// Fold in a measurement `r` that ends at `now` (RFC 6298 section 2.2 and 2.3).
+    pub fn sample(&mut self, now: Time, r: Dur) {
         self.samples += 1;
         self.last = Some(r);
+        if self.cfg.ns2_ticks {
+            self.sample_ticks(now, r);
+            return;
+        }
         let (srtt, rttvar) = match self.srtt {
             // (2.2) SRTT <- R, RTTVAR <- R/2
             None => (r, Dur::from_ns(r.as_ns() / 2)),
@@ -60,6 +74,40 @@ impl RttEstimator {
         // RTO <- SRTT + max(G, K*RTTVAR), K = 4, then (2.4) and (2.5) bounds.
         let k_var = Dur::from_ns(4 * rttvar.as_ns()).max(self.cfg.granularity);
         self.rto = (srtt + k_var).max(self.cfg.min_rto).min(self.cfg.max_rto);
+    }
+
+    /// ns-2's `TcpAgent::rtt_update` (tcp.cc, without `ts_option_`) and
+    /// `rtt_timeout`: the sample counts the tick boundaries between the send
+    /// time and `now`, at least 1; then Jacobson's integer filters.
+    fn sample_ticks(&mut self, now: Time, r: Dur) {
+        let tick = self.cfg.granularity.as_ns().max(1);
+        let sent = now.as_ns().saturating_sub(r.as_ns());
+        let m = ((now.as_ns() / tick - sent / tick) as i64).max(1);
+        let (mut srtt8, mut var4) = self.ticks;
+        if srtt8 != 0 {
+            // a1 = 7/8 a0 + 1/8 m; var1 = 3/4 var0 + 1/4 |m - a0|.
+            let mut delta = m - (srtt8 >> 3);
+            srtt8 += delta;
+            if srtt8 <= 0 {
+                srtt8 = 1;
+            }
+            delta = delta.abs() - (var4 >> 2);
+            var4 += delta;
+            if var4 <= 0 {
+                var4 = 1;
+            }
+        } else {
+            // srtt = m, rttvar = m / 2.
+            srtt8 = m << 3;
+            var4 = m << 1;
+        }
+        self.ticks = (srtt8, var4);
+        let dur = |n: i64, div: u64| Dur::from_ns(n as u64 * tick / div);
+        self.srtt = Some(dur(srtt8, 8));
+        self.rttvar = dur(var4, 4);
+        // t_rtxcur_ = srtt + 2^rttvar_exp_ rttvar (rttvar_exp_ 2), whole ticks.
+        let rtxcur = dur(((var4 << 3) + srtt8) >> 3, 1);
+        self.rto = rtxcur.max(self.cfg.min_rto).min(self.cfg.max_rto).max(Dur::from_ns(2 * tick));
     }
 
     /// The most recent measurement.
@@ -100,10 +148,10 @@ mod tests {
         let cfg = RttConfig { min_rto: Dur::from_ms(200), ..Default::default() };
         let mut e = RttEstimator::new(cfg);
         assert_eq!(e.rto(), Dur::from_secs(1));
-        e.sample(Dur::from_ms(100));
+        e.sample(Time::ZERO + Dur::from_secs(1), Dur::from_ms(100));
         // SRTT 100, RTTVAR 50, RTO = 100 + 200 = 300 ms.
         assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::from_ms(100)), Dur::from_ms(50), Dur::from_ms(300)));
-        e.sample(Dur::from_ms(200));
+        e.sample(Time::ZERO + Dur::from_secs(1), Dur::from_ms(200));
         // RTTVAR = 3/4*50 + 1/4*100 = 62.5; SRTT = 7/8*100 + 1/8*200 = 112.5; RTO = 112.5 + 250.
         assert_eq!(e.rttvar(), Dur::from_us(62_500));
         assert_eq!(e.srtt(), Some(Dur::from_us(112_500)));
@@ -113,7 +161,7 @@ mod tests {
     #[test]
     fn bounds_and_backoff() {
         let mut e = RttEstimator::new(RttConfig::default());
-        e.sample(Dur::from_ms(10));
+        e.sample(Time::ZERO + Dur::from_secs(1), Dur::from_ms(10));
         assert_eq!(e.rto(), Dur::from_secs(1), "min RTO applies");
         assert_eq!(e.backed_off(3), Dur::from_secs(8));
         assert_eq!(e.backed_off(10), Dur::from_secs(60), "max RTO caps the backoff");
@@ -125,8 +173,37 @@ mod tests {
         let cfg = RttConfig { min_rto: Dur::ZERO, granularity: Dur::from_ms(500), ..Default::default() };
         let mut e = RttEstimator::new(cfg);
         for _ in 0..50 {
-            e.sample(Dur::from_ms(100));
+            e.sample(Time::ZERO + Dur::from_secs(1), Dur::from_ms(100));
         }
         assert_eq!(e.rto(), Dur::from_ms(600));
+    }
+
+    #[test]
+    fn ns2_ticks_count_tick_boundaries_and_keep_integer_filters() {
+        let cfg = RttConfig { min_rto: Dur::ZERO, granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() };
+        let mut e = RttEstimator::new(cfg);
+        let at = |ms: u64| Time::ZERO + Dur::from_ms(ms);
+        // 10 ms inside one tick counts as one tick (the minimum): SRTT 1 tick,
+        // RTTVAR 1/2, RTO = 1 + 4 * 1/2 = 3 ticks.
+        e.sample(at(1050), Dur::from_ms(10));
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::from_ms(100)), Dur::from_ms(50), Dur::from_ms(300)));
+        // 350 ms from 1.65 s to 2.0 s crosses four boundaries: delta 3, t_srtt_ 8 + 3 = 11
+        // eighths, t_rttvar_ 2 + 3 = 5 quarters, RTO (5 * 8 + 11) >> 3 = 6 ticks.
+        e.sample(at(2000), Dur::from_ms(350));
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::from_us(137_500)), Dur::from_ms(125), Dur::from_ms(600)));
+        // A sample that crosses a boundary counts it, however short.
+        let mut f = RttEstimator::new(RttConfig { min_rto: Dur::ZERO, granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() });
+        f.sample(at(1005), Dur::from_ms(10));
+        f.sample(at(1095), Dur::from_ms(10));
+        assert_eq!(f.srtt(), Some(Dur::from_ms(100)));
+        // The floor is two ticks, and rto_min when larger.
+        let mut g = RttEstimator::new(RttConfig { min_rto: Dur::ZERO, granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() });
+        for k in 1..40 {
+            g.sample(at(1000 * k + 50), Dur::from_ms(10));
+        }
+        assert_eq!(g.rto(), Dur::from_ms(300), "t_rttvar_ stays at 2 quarters: 1 + 4 * 1/2 ticks");
+        let mut h = RttEstimator::new(RttConfig { min_rto: Dur::from_secs(1), granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() });
+        h.sample(at(1050), Dur::from_ms(10));
+        assert_eq!(h.rto(), Dur::from_secs(1));
     }
 }

@@ -638,7 +638,7 @@ impl Sender {
         let flight = self.flight();
         if let Some((e, t0)) = self.timed {
             if ack >= e {
-                self.rtt.sample(now - t0);
+                self.rtt.sample(now, now - t0);
                 if let Some(srtt) = self.rtt.srtt() {
                     self.cc.on_rtt(srtt);
                 }
