@@ -40,14 +40,11 @@ pub struct RttEstimator {
     rto: Dur,
     samples: u64,
     last: Option<Dur>,
-    /// With `ns2_ticks`: ns-2's `t_srtt_` (eighths of a tick) and
-    /// `t_rttvar_` (quarters of a tick).
-    ticks: (i64, i64),
 }
 
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
-        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None, ticks: (0, 0) }
+        RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None }
     }
 
     /// Fold in a measurement `r` that ends at `now` (RFC 6298 section 2.2 and 2.3).
@@ -78,12 +75,19 @@ impl RttEstimator {
 
     /// ns-2's `TcpAgent::rtt_update` (tcp.cc, without `ts_option_`) and
     /// `rtt_timeout`: the sample counts the tick boundaries between the send
-    /// time and `now`, at least 1; then Jacobson's integer filters.
+    /// time and `now`, at least 1; then Jacobson's integer filters. `srtt`
+    /// and `rttvar` hold ns-2's `t_srtt_` (eighths of a tick) and `t_rttvar_`
+    /// (quarters) as counts; [`RttEstimator::srtt`] converts.
+    #[cold]
+    #[inline(never)]
     fn sample_ticks(&mut self, now: Time, r: Dur) {
         let tick = self.cfg.granularity.as_ns().max(1);
         let sent = now.as_ns().saturating_sub(r.as_ns());
         let m = ((now.as_ns() / tick - sent / tick) as i64).max(1);
-        let (mut srtt8, mut var4) = self.ticks;
+        let (mut srtt8, mut var4) = match self.srtt {
+            Some(s) => (s.as_ns() as i64, self.rttvar.as_ns() as i64),
+            None => (0, 0),
+        };
         if srtt8 != 0 {
             // a1 = 7/8 a0 + 1/8 m; var1 = 3/4 var0 + 1/4 |m - a0|.
             let mut delta = m - (srtt8 >> 3);
@@ -101,13 +105,16 @@ impl RttEstimator {
             srtt8 = m << 3;
             var4 = m << 1;
         }
-        self.ticks = (srtt8, var4);
-        let dur = |n: i64, div: u64| Dur::from_ns(n as u64 * tick / div);
-        self.srtt = Some(dur(srtt8, 8));
-        self.rttvar = dur(var4, 4);
+        self.srtt = Some(Dur::from_ns(srtt8 as u64));
+        self.rttvar = Dur::from_ns(var4 as u64);
         // t_rtxcur_ = srtt + 2^rttvar_exp_ rttvar (rttvar_exp_ 2), whole ticks.
-        let rtxcur = dur(((var4 << 3) + srtt8) >> 3, 1);
+        let rtxcur = Dur::from_ns((((var4 << 3) + srtt8) >> 3) as u64 * tick);
         self.rto = rtxcur.max(self.cfg.min_rto).min(self.cfg.max_rto).max(Dur::from_ns(2 * tick));
+    }
+
+    /// Ticks counted in `1 / div` of a tick, as a duration.
+    fn ticks_to_dur(&self, n: Dur, div: u64) -> Dur {
+        Dur::from_ns(n.as_ns() * self.cfg.granularity.as_ns().max(1) / div)
     }
 
     /// The most recent measurement.
@@ -127,10 +134,16 @@ impl RttEstimator {
     }
 
     pub fn srtt(&self) -> Option<Dur> {
+        if self.cfg.ns2_ticks {
+            return self.srtt.map(|s| self.ticks_to_dur(s, 8));
+        }
         self.srtt
     }
 
     pub fn rttvar(&self) -> Dur {
+        if self.cfg.ns2_ticks {
+            return self.ticks_to_dur(self.rttvar, 4);
+        }
         self.rttvar
     }
 
