@@ -14,7 +14,9 @@ counting, limited transmit (ns-2's `singledup_`, on since 2001), and a
 timeout that halves the window, not the flight (`timeout_ssthresh = "ns2"`,
 ns-2's `slowdown`), and growth on the ACK that ends a Reno or NewReno
 recovery (`recovery_exit = "ns2"`, ns-2's `recv_newack_helper`), and an RTO
-kept in whole ticks (`rtt_estimator = "ns2"`, ns-2's `rtt_update`); SACK
+kept in whole ticks (`rtt_estimator = "ns2"`, ns-2's `rtt_update`), and
+limited transmit that resends during a go-back (`limited_transmit_data =
+"ns2"`, ns-2's `send_one`); SACK
 recovery and NewReno both ways, RFC 6675 / RFC 6582 and the ns-2 agents'
 own (`ns2-1998`). It prints, for each case, how many packets the two traces
 have, how long a prefix is identical, and the first difference. The
@@ -56,7 +58,7 @@ QUEUES = {5: 20, 12: 64}
 WINDOW, QUEUE = 20, 100
 VARIANTS = ("tahoe", "reno", "newreno", "sack")
 #: What ns-2 2.35's defaults amount to, in tcplab's fields.
-NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True, "tcp.timeout_ssthresh": "ns2", "tcp.recovery_exit": "ns2", "tcp.rtt_estimator": "ns2"}
+NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True, "tcp.timeout_ssthresh": "ns2", "tcp.recovery_exit": "ns2", "tcp.rtt_estimator": "ns2", "tcp.limited_transmit_data": "ns2"}
 #: Each variant's recovery settings to compare (label, overrides).
 RECOVERY = {
     "tahoe": [("", {})],

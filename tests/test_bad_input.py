@@ -41,11 +41,12 @@ CASES = [
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, max_retries, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
-     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, timeout_ssthresh, rtt_estimator, recovery_exit, "
+     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, timeout_ssthresh, rtt_estimator, limited_transmit_data, recovery_exit, "
      "hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675' or 'ns2-1998'"),
     ({"tcp.newreno_recovery": "hoe"}, "tcp.newreno_recovery = 'hoe': not allowed; allowed values: 'rfc6582' or 'ns2-1998'"),
     ({"tcp.rtt_estimator": "karn"}, "tcp.rtt_estimator = 'karn': not allowed; allowed values: 'rfc6298' or 'ns2'"),
+    ({"tcp.limited_transmit_data": "old"}, "tcp.limited_transmit_data = 'old': not allowed; allowed values: 'unsent' or 'ns2'"),
     ({"tcp.recovery_exit": "linux"}, "tcp.recovery_exit = 'linux': not allowed; allowed values: 'rfc5681' or 'ns2'"),
     ({"tcp.timeout_ssthresh": "bsd"}, "tcp.timeout_ssthresh = 'bsd': not allowed; allowed values: 'rfc5681', 'ns2' or 'linux'"),
     ({"sim.seed": -1}, "sim.seed = -1: out of range: at least 0"),

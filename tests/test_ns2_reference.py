@@ -56,7 +56,8 @@ def test_the_reference_holds_every_case_with_its_drops():
     [("ack", "tahoe", n, {}) for n in (1, 2)]
     + [("ack", "reno", 1, {}), ("ack", "newreno", 1, {}), ("ack", "newreno", 1, NEWRENO_NS2), ("ack", "sack", 1, {}), ("ack", "sack", 1, SACK_NS2)]
     + [("delack", "tahoe", n, {}) for n in (1, 2)]
-    + [(sink, "reno", n, {}) for sink in ("ack", "delack") for n in (2, 3)]
+    + [(sink, "reno", n, {}) for sink in ("ack", "delack") for n in (2, 3, 4)]
+    + [(sink, "tahoe", n, {}) for sink in ("ack", "delack") for n in (3, 4)]
     + [("delack", "reno", 1, {})]
     + [("delack", "newreno", n, {}) for n in (1, 2, 3, 4)],
 )
@@ -117,7 +118,7 @@ def test_ns2_sack1_recovery_sends_ns2s_segments_in_ns2s_order(ndrops):
     assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ours)
 
 
-@pytest.mark.parametrize("ndrops,same", [(3, 58), (4, 49)])
+@pytest.mark.parametrize("ndrops,same", [(3, 58), (4, 61)])
 def test_rfc6582_newreno_times_out_where_ns2s_newreno_does(ndrops, same):
     """Only the first partial ACK restarts the timer (RFC 6582's Impatient variant, ns-2's
     newreno_changes1_): the timer fires before the third retransmission, at ns-2's microsecond
@@ -134,13 +135,26 @@ def test_rfc6582_newreno_times_out_where_ns2s_newreno_does(ndrops, same):
 @pytest.mark.parametrize("sink,ndrops,same", [("ack", 3, 45), ("ack", 4, 45), ("delack", 3, 39), ("delack", 4, 39)])
 def test_ns2_resends_on_a_duplicate_ack_during_tahoes_go_back_where_rfc_3042_sends_nothing(sink, ndrops, same):
     """ns-2's singledup_ sends the segment at t_seqno_ on a duplicate ACK, segment 26, sent
-    before, while Tahoe goes back; limited transmit sends previously unsent data only
-    (RFC 5681 section 3.2 step 1), so tcplab waits for the next ACK."""
-    ours = ff.tcplab_trace("tahoe", ndrops, {}, sink)
+    before, while Tahoe goes back. With `limited_transmit_data = "ns2"` (in NS2_SETTINGS)
+    tcplab does the same and matches ns-2 to the end; limited transmit of previously unsent
+    data only (RFC 5681 section 3.2 step 1) waits for the next ACK there instead."""
     ref = ALL[(sink, "tahoe", ndrops)]
-    assert ff.identical_prefix(ref, ours) == same
+    assert ff.identical_prefix(ref, ff.tcplab_trace("tahoe", ndrops, {}, sink)) == len(ref)
+    rfc = ff.tcplab_trace("tahoe", ndrops, {"tcp.limited_transmit_data": "unsent"}, sink)
+    assert ff.identical_prefix(ref, rfc) == same
     assert ref[same][2] == 26 and 26 in [seq for _, _, seq in ref[:same]]
-    assert ours[same][1] > ref[same][1]
+    assert rfc[same][1] > ref[same][1]
+
+
+@pytest.mark.parametrize("variant,sink,n", [("reno", "ack", 166), ("newreno", "ack", 166), ("tahoe", "delack", 151)])
+def test_an_ack_per_segment_and_the_12_packet_queue_match_ns2_packet_for_packet(variant, sink, n):
+    """With an ACK per segment ns-2's limited transmit resends segment 57 on a duplicate ACK
+    after a timeout; with `limited_transmit_data = "ns2"` so does tcplab, and every packet of
+    the run matches, as it does for Tahoe with delayed ACKs."""
+    ref = EVERY[(12, sink, variant, 0)]
+    ours = ff.tcplab_trace(variant, 0, {}, sink, 12)
+    assert len(ours) == len(ref) == n
+    assert ff.identical_prefix(ref, ours) == n
 
 
 @pytest.mark.parametrize("variant", ["reno", "newreno"])

@@ -456,6 +456,9 @@ pub struct TcpSpec {
     /// The ACK that ends a fast recovery also grows the window (ns-2).
     #[serde(default)]
     pub exit_growth: bool,
+    /// Limited transmit also resends below the highest sent (ns-2's singledup_).
+    #[serde(default)]
+    pub lt_old_data: bool,
     /// RTT estimator: "rfc6298" (default) or "ns2" (whole clock ticks).
     #[serde(default)]
     pub rtt_estimator: Option<String>,
@@ -762,6 +765,7 @@ impl TcpSpec {
                 Some(other) => return Err(invalid(format!("{field}.timeout_ssthresh"), format!("'{other}' is not a timeout rule; allowed: rfc5681, ns2, linux"))),
             },
             exit_growth: self.exit_growth,
+            lt_old_data: self.lt_old_data,
         })
     }
 }

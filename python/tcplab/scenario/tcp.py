@@ -103,6 +103,12 @@ class Tcp(_Model):
     tcpTick_), at least one; SRTT and RTTVAR are kept in eighths and quarters
     of a tick; RTO = SRTT + 4 RTTVAR in whole ticks, at least rto_min and two
     ticks."""
+    limited_transmit_data: Literal["unsent", "ns2"] = "unsent"
+    """What limited transmit may send on the first duplicate ACKs. 'unsent':
+    previously unsent data only (RFC 5681 section 3.2 step 1). 'ns2': the next
+    segment even when a timeout's go-back has pulled it below the highest
+    sent, as ns-2's singledup_ (send_one) does. No effect without
+    limited_transmit."""
     recovery_exit: Literal["rfc5681", "ns2"] = "rfc5681"
     """The ACK that ends a fast recovery. 'rfc5681': it deflates the window to
     ssthresh (RFC 5681 section 3.2 step 6; RFC 6582 and RFC 6675 alike).
@@ -206,6 +212,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["timeout_ssthresh"] = t.timeout_ssthresh
     if t.rtt_estimator != "rfc6298":
         core["rtt_estimator"] = t.rtt_estimator
+    if t.limited_transmit_data != "unsent":
+        core["lt_old_data"] = True
     if t.recovery_exit != "rfc5681":
         core["exit_growth"] = True
     if t.hstcp_lookup != "formula":

@@ -165,6 +165,11 @@ pub struct TcpConfig {
     /// deflated to ssthresh; its Sack1 does not). RFC 5681 section 3.2 step 6
     /// sets cwnd to ssthresh only.
     pub exit_growth: bool,
+    /// Limited transmit also sends the next segment when a timeout's go-back
+    /// has pulled it below the highest sent, as ns-2's `singledup_`
+    /// (`send_one`) does; RFC 5681 section 3.2 step 1 allows previously
+    /// unsent data only.
+    pub lt_old_data: bool,
 }
 
 impl Default for TcpConfig {
@@ -199,6 +204,7 @@ impl Default for TcpConfig {
             newreno_recovery: NewRenoRecovery::Rfc6582,
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             exit_growth: false,
+            lt_old_data: false,
         }
     }
 }

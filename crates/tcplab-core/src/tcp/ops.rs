@@ -61,6 +61,7 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             _ => TimeoutSsthresh::Rfc5681,
         },
         exit_growth: data[0] & 8 != 0,
+        lt_old_data: data[1] & 128 != 0 && data[2] & 8 != 0,
         rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, ..Default::default() },
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },

@@ -160,6 +160,8 @@ pub struct Sender {
     /// The sender gave up after `max_retries` (RFC 9293 section 3.8.3).
     aborted: bool,
     limited_transmit: bool,
+    /// See [`TcpConfig::lt_old_data`].
+    lt_old_data: bool,
     idle_restart: bool,
     recovery: Recovery,
     /// One past the last byte the application has written (`u64::MAX`: unbounded).
@@ -225,6 +227,7 @@ impl Sender {
             retries: 0,
             aborted: false,
             limited_transmit: cfg.limited_transmit,
+            lt_old_data: cfg.lt_old_data,
             idle_restart: cfg.idle_restart,
             recovery,
             end: size.unwrap_or(u64::MAX),
@@ -822,10 +825,11 @@ impl Sender {
                     self.sack_send(now, out);
                 }
             }
-        } else if self.limited_transmit && self.dupacks < self.dupthresh && self.snd_nxt >= self.snd_max {
+        } else if self.limited_transmit && self.dupacks < self.dupthresh && (self.snd_nxt >= self.snd_max || self.lt_old_data) {
             // RFC 3042: one new segment for each of the first two duplicate
             // ACKs, if the receiver's window allows; "previously unsent data"
-            // only, so not while a timeout's go-back resends what was sent.
+            // only, so not while a timeout's go-back resends what was sent
+            // (ns-2's send_one sends the segment at t_seqno_ all the same).
             let before = self.snd_max;
             self.send_window(now, u64::from(self.dupacks) * self.mss, out);
             self.lt_sent += self.snd_max - before;
@@ -1180,6 +1184,16 @@ mod tests {
         out.clear();
         s.on_ack(t, 10 * MSS, &[], &mut out);
         assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(next, false)]);
+        // ns-2's singledup_ sends the segment at t_seqno_ all the same: segments 1
+        // and 2, within cwnd (1) plus the duplicate ACKs.
+        let mut s = Sender::new(&TcpConfig { lt_old_data: true, ..cfg }, Some(100 * MSS));
+        out.clear();
+        s.start(Time::ZERO, &mut out);
+        out.clear();
+        s.on_timeout(deadline, &mut out);
+        s.on_ack(deadline + Dur::from_ms(1), 0, &[], &mut out);
+        s.on_ack(deadline + Dur::from_ms(2), 0, &[], &mut out);
+        assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(0, true), (1, true), (2, true)]);
     }
 
     #[test]
