@@ -174,8 +174,9 @@ pub struct Sender {
     in_recovery: bool,
     /// Highest sequence sent when the last recovery or timeout started (RFC 6582 "recover").
     recover: Option<u64>,
-    /// Fast-recovery window inflation, bytes (Reno and NewReno).
-    inflation: u64,
+    /// Fast-recovery window inflation, bytes (Reno and NewReno); negative
+    /// when NewReno's partial ACKs deflated the window below cwnd.
+    inflation: i64,
     /// A partial ACK has arrived in this NewReno recovery (RFC 6582: only the
     /// first restarts the retransmission timer).
     partial_acked: bool,
@@ -347,7 +348,7 @@ impl Sender {
     /// The usable window: congestion window plus recovery inflation, capped
     /// by the receiver's window.
     pub fn window(&self) -> u64 {
-        (self.cwnd() + self.inflation).min(self.max_window)
+        self.cwnd().saturating_add_signed(self.inflation).min(self.max_window)
     }
 
     /// The congestion window in use: the controller's, or during CWR the
@@ -555,7 +556,7 @@ impl Sender {
     /// Send from `snd_nxt` as much as the window (plus `extra` bytes of
     /// limited transmit) allows.
     fn send_window(&mut self, now: Time, extra: u64, out: &mut Vec<Segment>) {
-        let cwnd = self.cwnd() + self.inflation + extra;
+        let cwnd = self.cwnd().saturating_add_signed(self.inflation) + extra;
         let mut rwnd_blocked = false;
         while self.snd_nxt < self.end {
             let len = self.seg_len(self.snd_nxt);
@@ -673,10 +674,18 @@ impl Sender {
                 Recovery::NewReno if below_recover => {
                     // RFC 6582 section 3.2, step 3 (partial ACK): retransmit the
                     // first unacknowledged segment, deflate the window by the
-                    // amount acknowledged and add back one SMSS (not below
-                    // ssthresh here), and stay in recovery. ns-2's flywheel
-                    // NewReno deflates to cwnd (dupwnd_ = 0).
-                    self.inflation = if self.flywheel { 0 } else { (self.inflation + self.mss).saturating_sub(acked) };
+                    // amount acknowledged and add back one SMSS if at least one
+                    // SMSS was acknowledged, and stay in recovery. The window
+                    // may fall below ssthresh (negative inflation), as in ns-2
+                    // 2.35's partial_window_deflation_; at least one SMSS.
+                    // ns-2's flywheel NewReno deflates to cwnd (dupwnd_ = 0).
+                    self.inflation = if self.flywheel {
+                        0
+                    } else {
+                        let back = if acked >= self.mss { self.mss } else { 0 };
+                        let window = (self.cwnd().saturating_add_signed(self.inflation).saturating_sub(acked) + back).max(self.mss);
+                        window as i64 - self.cwnd() as i64
+                    };
                     partial = true;
                 }
                 Recovery::Sack if below_recover => {
@@ -765,12 +774,12 @@ impl Sender {
                 }
                 Recovery::NewReno if self.flywheel => {
                     // dupwnd_ still grows (it counts if the application writes).
-                    self.inflation += self.mss;
+                    self.inflation += self.mss as i64;
                     self.flywheel_send(now, out)
                 }
                 _ => {
                     // RFC 5681 section 3.2, step 4: inflate by one segment.
-                    self.inflation += self.mss;
+                    self.inflation += self.mss as i64;
                     self.send_window(now, 0, out);
                 }
             }
@@ -807,7 +816,7 @@ impl Sender {
                     self.send_window(now, 0, out);
                 }
                 Recovery::Reno | Recovery::NewReno => {
-                    self.inflation = u64::from(self.dupthresh) * self.mss;
+                    self.inflation = i64::from(self.dupthresh) * self.mss as i64;
                     self.in_recovery = true;
                     self.partial_acked = false;
                     self.emit_retx(now, self.snd_una, out);
@@ -1270,6 +1279,30 @@ mod tests {
             assert!(!s.in_recovery, "{cc:?}");
             assert_eq!(s.cwnd(), cwnd, "{cc:?}, exit growth {exit_growth}");
         }
+    }
+
+    #[test]
+    fn a_newreno_partial_ack_deflates_the_window_below_cwnd() {
+        // Segments 0 and 8 lost from a window of 10: the fast retransmit sets
+        // cwnd = ssthresh = 5 and the window to 5 + 3. The partial ACK of 8
+        // segments deflates it by 8 and adds one back (RFC 6582 section 3.2
+        // step 3): a window of one segment, below cwnd, which only the
+        // retransmission of the hole at 8 fills.
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::NewReno, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        for _ in 0..3 {
+            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+        }
+        assert_eq!((s.cwnd(), s.window()), (5 * MSS, 8 * MSS));
+        out.clear();
+        s.on_ack(Time::from_ns(200_000_000), 8 * MSS, &[], &mut out);
+        assert_eq!((s.cwnd(), s.window()), (5 * MSS, MSS));
+        assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(8, true)]);
+        // The full ACK ends recovery at cwnd = ssthresh.
+        s.on_ack(Time::from_ns(300_000_000), 10 * MSS, &[], &mut out);
+        assert_eq!(s.window(), 5 * MSS);
     }
 
     #[test]
