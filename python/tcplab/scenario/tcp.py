@@ -89,9 +89,11 @@ class Tcp(_Model):
     timeout_ssthresh: Literal["rfc5681", "ns2", "linux"] = "rfc5681"
     """What a retransmission timeout does to ssthresh. 'rfc5681': half the
     flight (at least 2 segments), at every timeout. 'ns2': as ns-2's TCP
-    agents, half the usable window (cwnd plus a fast recovery's inflation, at
-    most the receiver's window) in whole segments, at every timeout: in a fast
-    recovery, half the window the fast retransmit had already halved. 'linux':
+    agents, half the congestion window (at most the receiver's window;
+    without a fast recovery's inflation, which ns-2's Reno agents zero first,
+    but after NewReno's partial-ACK deflation) in whole segments, at every
+    timeout: in a fast recovery, half the window the fast retransmit had
+    already halved. 'linux':
     as Linux's tcp_enter_loss, half the congestion window in whole segments,
     but a timeout during a fast recovery, or a repeated timeout before any
     retransmission is acknowledged, keeps ssthresh."""

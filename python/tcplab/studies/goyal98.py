@@ -551,7 +551,7 @@ PARAMETERS = [
     ("ACKs", "no delayed ACKs", "the slides"),
     ("timers", "granularity 100 ms, minimum RTO 200 ms, initial RTO 6 s, maximum 64 s; SRTT and RTTVAR kept in whole ticks as ns-2 keeps them, RTO = SRTT + 4 RTTVAR in ticks", "the slides (granularity); ns-2 of 1998: TcpAgent::rtt_update and rtt_timeout's floor of two ticks (tcp.cc 1.59; minrto_ only came in 2001), rtxcur_init_ 6.0 (3.0 from 2006), maxrto_ 64, tcpTick_ 0.1 (0.01 from 2002); RFC 6298's estimator in the sensitivity table"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
-    ("ssthresh at a timeout", "half the usable window (cwnd with a fast recovery's inflation) in whole segments, at every timeout", "ns-2's TcpAgent::slowdown (CLOSE_SSTHRESH_HALF)"),
+    ("ssthresh at a timeout", "half the congestion window in whole segments, without a fast recovery's inflation, at every timeout", "ns-2's TcpAgent::slowdown (CLOSE_SSTHRESH_HALF), after RenoTcpAgent::timeout zeroes dupwnd_"),
     ("end of a fast recovery", "the window deflates to ssthresh, then the ACK grows it as any other (reno, newreno)", "ns-2's Reno and Newreno agents (recv_newack_helper calls opencwnd)"),
     ("vanilla", "Tahoe without fast retransmit: recovery by timeout only", "the slides"),
     ("newreno", "ns-2's Newreno agent with newreno_changes_ 1: one new segment every second duplicate ACK in recovery, a partial ACK retransmits the next hole "

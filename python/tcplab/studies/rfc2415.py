@@ -508,7 +508,7 @@ PARAMETERS = [
     ("access-link delay", CALIBRATION["access_delay"], "**fitted** (the RFC gives none)"),
     ("TCP", "Reno, 11-packet window, 1460-byte segments, IW 1-4, a one-segment window after a loss", "RFC 2415 section 2"),
     ("window growth", "a segment per ACK of new data (no byte counting)", "ns-2's TCPs (TcpAgent::opencwnd)"),
-    ("ssthresh at a timeout", "half the usable window (cwnd with a fast recovery's inflation) in whole segments", "ns-2 baytcp/tcp-full-bay.cc, timeout: TcpAgent::slowdown (CLOSE_SSTHRESH_HALF)"),
+    ("ssthresh at a timeout", "half the congestion window in whole segments, without a fast recovery's inflation (BayFullTcp keeps its inflation in cwnd_ and halves that too: a difference only for a timeout during a fast recovery)", "ns-2 baytcp/tcp-full-bay.cc, timeout: TcpAgent::slowdown (CLOSE_SSTHRESH_HALF)"),
     ("connection set-up", "SYN, SYN-ACK, request on the third segment, FIN after the data", "RFC 2415 (two-way TCP); ns-2 baytcp/tcp-full-bay.cc"),
     ("ACKs", "every segment (no delayed ACKs)", "ns-2 baytcp/tcp-full-bay.cc: every segment of a connection's first 16 KB, then every segsperack_ (default 1)"),
     ("RTO", "initial 3 s; at least 200 ms and the smoothed RTT plus 100 ms (RFC 6298's formula with clock granularity 100 ms)",

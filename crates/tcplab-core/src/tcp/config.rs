@@ -79,9 +79,11 @@ pub enum TimeoutSsthresh {
     #[default]
     Rfc5681,
     /// ns-2's `TcpAgent::slowdown` (`CLOSE_SSTHRESH_HALF`, tcp.cc): half the
-    /// usable window `min(cwnd + dupwnd, wnd)` in whole segments, at least 2,
-    /// at every timeout. In a fast recovery that is half the window the fast
-    /// retransmit had already halved (and Reno's duplicate ACKs inflated).
+    /// window `min(cwnd, wnd)` in whole segments, at least 2, at every
+    /// timeout; Reno's and Newreno's `timeout` zero the duplicate ACKs'
+    /// inflation (`dupwnd_`) first, and a NewReno partial ACK's deflation of
+    /// cwnd stays. In a fast recovery that is half the window the fast
+    /// retransmit had already halved.
     Ns2,
     /// Linux's `tcp_enter_loss`: half the congestion window in whole
     /// segments, at least 2 (`tcp_reno_ssthresh`), but only from the Open

@@ -995,9 +995,10 @@ impl Sender {
         match self.timeout_ssthresh {
             // RFC 5681 section 3.1, equation (4).
             TimeoutSsthresh::Rfc5681 => Some(self.flight()),
-            // ns-2 tcp.cc, `slowdown`: `int(window() / 2)`, where Reno's and
-            // Newreno's window() adds the duplicate ACKs' inflation.
-            TimeoutSsthresh::Ns2 => Some(whole_halves(self.window())),
+            // ns-2 tcp.cc, `slowdown`: `int(window() / 2)`, min(cwnd_, wnd_);
+            // Reno's and Newreno's `timeout` zero the inflation (dupwnd_)
+            // first, but keep a partial ACK's deflation of cwnd_.
+            TimeoutSsthresh::Ns2 => Some(whole_halves(self.cwnd().saturating_add_signed(self.inflation.min(0)).min(self.max_window))),
             // Linux `tcp_enter_loss`: a new ssthresh only from the Open or
             // Disorder state, or from a loss whose retransmission was acknowledged.
             TimeoutSsthresh::Linux if self.in_recovery || self.cwr.is_some() || self.retries > 0 => None,
@@ -1212,9 +1213,9 @@ mod tests {
         let cases = [
             // RFC 5681 eq. (4): half the flight (20 segments out), every time.
             (TimeoutSsthresh::Rfc5681, 10, 10, 10),
-            // ns-2: half the window, in a recovery the halved and inflated
-            // 10 + 3 segments; after the first timeout a window of one, so 2.
-            (TimeoutSsthresh::Ns2, 6, 10, 2),
+            // ns-2: half the window, in a recovery the halved 10 segments
+            // without the inflation; after the first timeout a window of one, so 2.
+            (TimeoutSsthresh::Ns2, 5, 10, 2),
             // Linux: the recovery's ssthresh kept; a repeated timeout keeps the first's.
             (TimeoutSsthresh::Linux, 10, 10, 10),
         ];
