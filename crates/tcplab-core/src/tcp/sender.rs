@@ -348,7 +348,17 @@ impl Sender {
     /// The usable window: congestion window plus recovery inflation, capped
     /// by the receiver's window.
     pub fn window(&self) -> u64 {
-        self.cwnd().saturating_add_signed(self.inflation).min(self.max_window)
+        self.inflated().min(self.max_window)
+    }
+
+    /// cwnd plus the recovery's inflation, which a NewReno partial ACK may
+    /// make negative, though never by cwnd or more (the window is at least
+    /// one SMSS) and only in a recovery, when cwnd does not change.
+    #[inline]
+    fn inflated(&self) -> u64 {
+        let w = self.cwnd() as i64 + self.inflation;
+        debug_assert!(w > 0, "cwnd {} inflation {}", self.cwnd(), self.inflation);
+        w as u64
     }
 
     /// The congestion window in use: the controller's, or during CWR the
@@ -556,7 +566,7 @@ impl Sender {
     /// Send from `snd_nxt` as much as the window (plus `extra` bytes of
     /// limited transmit) allows.
     fn send_window(&mut self, now: Time, extra: u64, out: &mut Vec<Segment>) {
-        let cwnd = self.cwnd().saturating_add_signed(self.inflation) + extra;
+        let cwnd = self.inflated() + extra;
         let mut rwnd_blocked = false;
         while self.snd_nxt < self.end {
             let len = self.seg_len(self.snd_nxt);
@@ -683,7 +693,7 @@ impl Sender {
                         0
                     } else {
                         let back = if acked >= self.mss { self.mss } else { 0 };
-                        let window = (self.cwnd().saturating_add_signed(self.inflation).saturating_sub(acked) + back).max(self.mss);
+                        let window = (self.inflated().saturating_sub(acked) + back).max(self.mss);
                         window as i64 - self.cwnd() as i64
                     };
                     partial = true;
