@@ -994,7 +994,6 @@ impl Sender {
         self.arm_timer(now);
     }
 
-    /// The retransmission timer fired; the caller checks `now >= poll_timeout()`.
     /// The window a retransmission timeout halves into ssthresh, or `None`
     /// to keep ssthresh (see [`TimeoutSsthresh`]). Called before the timeout
     /// counts itself in `retries`.
@@ -1016,6 +1015,7 @@ impl Sender {
         }
     }
 
+    /// The retransmission timer fired; the caller checks `now >= poll_timeout()`.
     pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Segment>) {
         debug_assert!(self.rto_deadline.is_some_and(|d| d <= now));
         self.rto_deadline = None;
