@@ -482,6 +482,19 @@ fn invalid(field: String, message: impl Into<String>) -> Error {
     Error::Invalid { field, message: message.into() }
 }
 
+/// A setting named by one of `choices` (the first is the default when
+/// `value` is absent), or an error for `field.key` naming what is allowed.
+fn choose<T: Copy>(field: &str, key: &str, value: Option<&str>, what: &str, choices: &[(&str, T)]) -> Result<T> {
+    let v = value.unwrap_or(choices[0].0);
+    match choices.iter().find(|(name, _)| *name == v) {
+        Some(&(_, t)) => Ok(t),
+        None => {
+            let allowed: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+            Err(invalid(format!("{field}.{key}"), format!("'{v}' is not {what}; allowed: {}", allowed.join(", "))))
+        }
+    }
+}
+
 impl Scenario {
     pub fn from_json(s: &str) -> Result<Scenario> {
         Scenario::from_json_with(s, &[])
@@ -719,11 +732,7 @@ impl TcpSpec {
                 min_rto: Dur::from_ns(self.rto_min_ns),
                 max_rto: Dur::from_ns(self.rto_max_ns),
                 granularity: Dur::from_ns(self.granularity_ns),
-                ns2_ticks: match self.rtt_estimator.as_deref() {
-                    None | Some("rfc6298") => false,
-                    Some("ns2") => true,
-                    Some(other) => return Err(invalid(format!("{field}.rtt_estimator"), format!("'{other}' is not an RTT estimator; allowed: rfc6298, ns2"))),
-                },
+                ns2_ticks: choose(field, "rtt_estimator", self.rtt_estimator.as_deref(), "an RTT estimator", &[("rfc6298", false), ("ns2", true)])?,
             },
             dupack_threshold: self.dupack_threshold,
             max_backoff: self.max_backoff,
@@ -741,31 +750,36 @@ impl TcpSpec {
             hystart: self.hystart,
             handshake: self.handshake,
             local_congestion: self.local_congestion,
-            hstcp_lookup: match self.hstcp_lookup.as_deref() {
-                None | Some("formula") => HighSpeedLookup::Formula,
-                Some("table") => HighSpeedLookup::Table,
-                Some("linux") => HighSpeedLookup::TableAbove,
-                Some(other) => return Err(invalid(format!("{field}.hstcp_lookup"), format!("'{other}' is not a lookup; allowed: formula, table, linux"))),
-            },
+            hstcp_lookup: choose(field, "hstcp_lookup", self.hstcp_lookup.as_deref(), "a lookup",
+                &[("formula", HighSpeedLookup::Formula), ("table", HighSpeedLookup::Table), ("linux", HighSpeedLookup::TableAbove)])?,
             window_growth: self.window_growth,
-            sack_recovery: match self.sack_recovery.as_deref() {
-                None | Some("rfc6675") => SackRecovery::Rfc6675,
-                Some("ns2-1998") => SackRecovery::Ns2Sack1 { stall_at_end: true },
-                Some(other) => return Err(invalid(format!("{field}.sack_recovery"), format!("'{other}' is not a SACK recovery; allowed: rfc6675, ns2-1998"))),
-            },
-            newreno_recovery: match self.newreno_recovery.as_deref() {
-                None | Some("rfc6582") => NewRenoRecovery::Rfc6582,
-                Some("ns2-1998") => NewRenoRecovery::Ns2Flywheel,
-                Some(other) => return Err(invalid(format!("{field}.newreno_recovery"), format!("'{other}' is not a NewReno recovery; allowed: rfc6582, ns2-1998"))),
-            },
-            timeout_ssthresh: match self.timeout_ssthresh.as_deref() {
-                None | Some("rfc5681") => TimeoutSsthresh::Rfc5681,
-                Some("ns2") => TimeoutSsthresh::Ns2,
-                Some("linux") => TimeoutSsthresh::Linux,
-                Some(other) => return Err(invalid(format!("{field}.timeout_ssthresh"), format!("'{other}' is not a timeout rule; allowed: rfc5681, ns2, linux"))),
-            },
+            sack_recovery: choose(field, "sack_recovery", self.sack_recovery.as_deref(), "a SACK recovery",
+                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true })])?,
+            newreno_recovery: choose(field, "newreno_recovery", self.newreno_recovery.as_deref(), "a NewReno recovery",
+                &[("rfc6582", NewRenoRecovery::Rfc6582), ("ns2-1998", NewRenoRecovery::Ns2Flywheel)])?,
+            timeout_ssthresh: choose(field, "timeout_ssthresh", self.timeout_ssthresh.as_deref(), "a timeout rule",
+                &[("rfc5681", TimeoutSsthresh::Rfc5681), ("ns2", TimeoutSsthresh::Ns2), ("linux", TimeoutSsthresh::Linux)])?,
             exit_growth: self.exit_growth,
             lt_old_data: self.lt_old_data,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choose_takes_the_first_choice_by_default_and_names_the_allowed_ones() {
+        let choices = [("rfc5681", 0), ("ns2", 1), ("linux", 2)];
+        assert_eq!(choose("tcp", "timeout_ssthresh", None, "a timeout rule", &choices).unwrap(), 0);
+        assert_eq!(choose("tcp", "timeout_ssthresh", Some("linux"), "a timeout rule", &choices).unwrap(), 2);
+        match choose("tcp", "timeout_ssthresh", Some("bsd"), "a timeout rule", &choices) {
+            Err(Error::Invalid { field, message }) => {
+                assert_eq!(field, "tcp.timeout_ssthresh");
+                assert_eq!(message, "'bsd' is not a timeout rule; allowed: rfc5681, ns2, linux");
+            }
+            other => panic!("{other:?}"),
+        }
     }
 }

@@ -1075,6 +1075,17 @@ mod tests {
         Sender::new(&TcpConfig { iw_bytes: u64::from(iw) * MSS, ..Default::default() }, Some(size))
     }
 
+    /// A sender of 100 segments that sent its initial window at 0 and met
+    /// `dupacks` duplicate ACKs at 100 ms; what it sent is appended to `out`.
+    fn after_dupacks(cfg: &TcpConfig, dupacks: usize, out: &mut Vec<Segment>) -> Sender {
+        let mut s = Sender::new(cfg, Some(100 * MSS));
+        s.start(Time::ZERO, out);
+        for _ in 0..dupacks {
+            s.on_ack(Time::from_ns(100_000_000), 0, &[], out);
+        }
+        s
+    }
+
     #[test]
     fn sends_initial_window_and_last_partial_segment() {
         let mut s = sender(4, 3 * MSS + 100);
@@ -1232,11 +1243,7 @@ mod tests {
         for (rule, in_recovery, first, second) in cases {
             let cfg = TcpConfig { iw_bytes: 20 * MSS, max_window: 100 * MSS, timeout_ssthresh: rule, ..Default::default() };
             let mut out = Vec::new();
-            let mut s = Sender::new(&cfg, Some(100 * MSS));
-            s.start(Time::ZERO, &mut out);
-            for _ in 0..3 {
-                s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
-            }
+            let mut s = after_dupacks(&cfg, 3, &mut out);
             assert_eq!(s.cc.ssthresh(), 10 * MSS, "{rule:?}: the fast retransmit halves the flight");
             assert_eq!(s.window(), 13 * MSS);
             let t = s.poll_timeout().expect("the timer runs");
@@ -1300,12 +1307,8 @@ mod tests {
         // step 3): a window of one segment, below cwnd, which only the
         // retransmission of the hole at 8 fills.
         let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::NewReno, ..Default::default() };
-        let mut s = Sender::new(&cfg, Some(100 * MSS));
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
-        for _ in 0..3 {
-            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
-        }
+        let mut s = after_dupacks(&cfg, 3, &mut out);
         assert_eq!((s.cwnd(), s.window()), (5 * MSS, 8 * MSS));
         out.clear();
         s.on_ack(Time::from_ns(200_000_000), 8 * MSS, &[], &mut out);
@@ -1320,12 +1323,8 @@ mod tests {
     fn newreno_restarts_the_timer_on_the_first_partial_ack_only() {
         // Segments 0, 3 and 5 lost from a window of 10 (RFC 6582 section 3.2 step 3).
         let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::NewReno, ..Default::default() };
-        let mut s = Sender::new(&cfg, Some(100 * MSS));
         let mut out = Vec::new();
-        s.start(Time::ZERO, &mut out);
-        for _ in 0..7 {
-            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
-        }
+        let mut s = after_dupacks(&cfg, 7, &mut out);
         let rto = s.rtt.backed_off(0);
         // The first partial ACK (up to the hole at 3) restarts the timer ...
         let t1 = Time::from_ns(200_000_000);
@@ -1341,11 +1340,7 @@ mod tests {
         assert_eq!(s.stats.timeouts, 1);
         // ns-2's 1998 NewReno restarted it on every partial ACK.
         let cfg = TcpConfig { newreno_recovery: NewRenoRecovery::Ns2Flywheel, ..cfg };
-        let mut s = Sender::new(&cfg, Some(100 * MSS));
-        s.start(Time::ZERO, &mut out);
-        for _ in 0..7 {
-            s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
-        }
+        let mut s = after_dupacks(&cfg, 7, &mut out);
         s.on_ack(t1, 3 * MSS, &[], &mut out);
         let t2 = Time::from_ns(300_000_000);
         s.on_ack(t2, 5 * MSS, &[], &mut out);
