@@ -58,13 +58,14 @@ QUEUES = {5: 20, 12: 64}
 WINDOW, QUEUE = 20, 100
 VARIANTS = ("tahoe", "reno", "newreno", "sack")
 #: What ns-2 2.35's defaults amount to, in tcplab's fields.
-NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True, "tcp.timeout_ssthresh": "ns2", "tcp.recovery_exit": "ns2", "tcp.rtt_estimator": "ns2", "tcp.limited_transmit_data": "ns2"}
+NS2_SETTINGS = {"tcp.byte_counting": False, "tcp.limited_transmit": True, "tcp.timeout_ssthresh": "ns2", "tcp.recovery_exit": "ns2", "tcp.rtt_estimator": "ns2",
+                "tcp.limited_transmit_data": "ns2", "tcp.sack_option_bytes": "ns2", "tcp.ca_increment": "ns2", "tcp.fast_retransmit_ssthresh": "ns2"}  # fmt: skip
 #: Each variant's recovery settings to compare (label, overrides).
 RECOVERY = {
     "tahoe": [("", {})],
     "reno": [("", {})],
     "newreno": [("rfc6582", {}), ("ns2-1998", {"tcp.newreno_recovery": "ns2-1998"})],
-    "sack": [("rfc6675", {}), ("ns2-1998", {"tcp.sack_recovery": "ns2-1998"})],
+    "sack": [("rfc6675", {}), ("ns2-1998", {"tcp.sack_recovery": "ns2-1998"}), ("ns2", {"tcp.sack_recovery": "ns2"})],
 }
 #: The receivers compared: ns-2's sink argument and tcplab's overrides.
 SINKS = {"ack": ("", {}), "delack": ("delack", {"tcp.delayed_ack": True, "tcp.delack_timeout": "100ms"})}

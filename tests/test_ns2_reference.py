@@ -55,6 +55,7 @@ def test_the_reference_holds_every_case_with_its_drops():
     "sink,variant,ndrops,overrides",
     [("ack", "tahoe", n, {}) for n in (1, 2)]
     + [("ack", "reno", 1, {}), ("ack", "newreno", 1, {}), ("ack", "newreno", 1, NEWRENO_NS2), ("ack", "sack", 1, {}), ("ack", "sack", 1, SACK_NS2)]
+    + [("delack", "sack", 1, {})]
     + [("delack", "tahoe", n, {}) for n in (1, 2)]
     + [(sink, "reno", n, {}) for sink in ("ack", "delack") for n in (2, 3, 4)]
     + [(sink, "tahoe", n, {}) for sink in ("ack", "delack") for n in (3, 4)]
@@ -69,14 +70,57 @@ def test_tcplab_sends_what_ns2_sends_packet_for_packet(sink, variant, ndrops, ov
     assert ff.identical_prefix(ref, ours) == len(ref)
 
 
-def test_with_delayed_acks_sack_sends_ns2s_segments_in_ns2s_order():
-    """SACK's ACKs carry 4 bytes of option more in tcplab (44 us over the two links):
-    otherwise the same packets."""
-    ours = ff.tcplab_trace("sack", 1, {}, "delack")
-    ref = DELACK[("sack", 1)]
-    assert len(ours) == len(ref)
-    assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ref)
-    assert max(abs(x[1] - y[1]) for x, y in zip(ref, ours)) == pytest.approx(44e-6, abs=1e-6)
+SACK_235 = {"tcp.sack_recovery": "ns2"}
+SETUPS = [(ff.QUEUE, n) for n in (1, 2, 3, 4)] + [(q, 0) for q in sorted(ff.QUEUES)]
+
+
+@pytest.mark.parametrize("queue,ndrops", SETUPS)
+@pytest.mark.parametrize("sink", ["ack", "delack"])
+def test_sack_with_ns2_235s_recovery_matches_ns2_in_every_case(sink, queue, ndrops):
+    """`sack_recovery = "ns2"` (ns-2 2.35's Sack1: pipe from the segments outstanding,
+    duplicate ACKs that count only with new SACK information and none after a timeout, the
+    scoreboard cleared at each ACK of new data) with the rest of NS2_SETTINGS: every
+    departure and drop of the 3 s, in each set-up and with either sink."""
+    ref = EVERY[(queue, sink, "sack", ndrops)]
+    ours = ff.tcplab_trace("sack", ndrops, SACK_235, sink, queue)
+    assert len(ours) == len(ref) > 70
+    assert ff.identical_prefix(ref, ours) == len(ref)
+
+
+@pytest.mark.parametrize("queue,sink,ndrops,same", [(ff.QUEUE, "ack", 2, 40), (ff.QUEUE, "delack", 1, 33), (12, "ack", 0, 116)])
+def test_the_sack_options_bytes_as_ns2_counts_them(queue, sink, ndrops, same):
+    """ns-2's Sack1 sink adds 8 bytes a block to a 40-byte ACK; stacks send 4 more (two NOPs,
+    kind and length). With `sack_option_bytes = "rfc2018"` the same packets follow in the
+    same order, each SACK-carrying ACK 44 us later over this path's two links."""
+    ref = EVERY[(queue, sink, "sack", ndrops)]
+    rfc = ff.tcplab_trace("sack", ndrops, {**SACK_235, "tcp.sack_option_bytes": "rfc2018"}, sink, queue)
+    assert ff.identical_prefix(ref, rfc) == same
+    assert ff.identical_prefix(ref, rfc, tol=float("inf")) == len(ref) == len(rfc)
+    assert rfc[same][1] - ref[same][1] == pytest.approx(44e-6, abs=1e-6)
+
+
+@pytest.mark.parametrize("ndrops,same", [(2, 102), (3, 103), (4, 104)])
+def test_congestion_avoidance_keeps_the_fraction_as_ns2s_double_cwnd_does(ndrops, same):
+    """After SACK recovery ns-2's cwnd_ grows by 1/cwnd_ a segment per ACK, a double; in
+    whole bytes (RFC 5681 equation 3, `ca_increment = "rfc5681"`) the truncation loses about
+    0.001 segment an ACK, and segment 100 leaves a round trip (77 ms) after ns-2's."""
+    ref = REF[("sack", ndrops)]
+    assert ff.identical_prefix(ref, ff.tcplab_trace("sack", ndrops, SACK_235)) == len(ref)
+    rfc = ff.tcplab_trace("sack", ndrops, {**SACK_235, "tcp.ca_increment": "rfc5681"})
+    assert ff.identical_prefix(ref, rfc) == same
+    assert ref[same][2] == rfc[same][2] == 100
+    assert rfc[same][1] - ref[same][1] == pytest.approx(0.07688, abs=1e-6)
+
+
+def test_a_fast_retransmit_halves_the_window_with_its_fraction_as_ns2_does():
+    """The 5-packet queue: a loss in congestion avoidance with cwnd_ 10.867 segments. ns-2's
+    slowdown sets ssthresh 5 and cwnd_ 5.433; halving the flight (10 segments) leaves cwnd at
+    5, and segment 76 leaves 62 ms later (`fast_retransmit_ssthresh = "rfc5681"`)."""
+    ref = EVERY[(5, "ack", "sack", 0)]
+    rfc = ff.tcplab_trace("sack", 0, {**SACK_235, "tcp.fast_retransmit_ssthresh": "rfc5681"}, "ack", 5)
+    assert ff.identical_prefix(ref, rfc) == 80
+    assert ref[80][2] == rfc[80][2] == 76
+    assert rfc[80][1] - ref[80][1] == pytest.approx(0.062224, abs=1e-6)
 
 
 @pytest.mark.parametrize("sink,ndrops", [("ack", 2), ("ack", 3), ("delack", 2), ("delack", 3)])
@@ -109,13 +153,20 @@ def test_the_other_cases_agree_through_the_first_fast_retransmit(variant, ndrops
 
 
 @pytest.mark.parametrize("ndrops", [2, 3, 4])
-def test_ns2_sack1_recovery_sends_ns2s_segments_in_ns2s_order(ndrops):
-    """With ns-2's Sack1 recovery the segments follow ns-2's order throughout; the times
-    differ by the ACKs' SACK option bytes and, after recovery, by a round of growth."""
-    ours = ff.tcplab_trace("sack", ndrops, SACK_NS2)
+def test_the_1998_sack1_recovery_matches_ns2_235s_with_an_ack_per_segment(ndrops):
+    """With an ACK per segment and the injected drops, the 1998 Sack1 (`ns2-1998`, pipe from
+    cwnd) sends what ns-2 2.35's sends, packet for packet; with delayed ACKs its pipe, three
+    segments below cwnd while limited transmit has sent two more, lets it resend segment 21
+    sooner than 2.35's (21 to 79 ms)."""
     ref = REF[("sack", ndrops)]
-    assert len(ours) > 120
-    assert ff.identical_prefix(ref, ours, tol=float("inf")) == len(ours)
+    ours = ff.tcplab_trace("sack", ndrops, SACK_NS2)
+    assert len(ours) == len(ref) > 120
+    assert ff.identical_prefix(ref, ours) == len(ref)
+    dl = DELACK[("sack", ndrops)]
+    old = ff.tcplab_trace("sack", ndrops, SACK_NS2, "delack")
+    same = ff.identical_prefix(dl, old)
+    assert same == 34 and dl[same][2] == old[same][2] == 21
+    assert 0.02 < dl[same][1] - old[same][1] < 0.08
 
 
 @pytest.mark.parametrize("queue,ndrops,n", [(ff.QUEUE, 3, 89), (ff.QUEUE, 4, 82), (5, 0, 88)])
@@ -200,9 +251,11 @@ def test_the_ack_that_ends_recovery_grows_the_window_as_in_ns2(sink, variant, nd
 
 
 def test_newreno_with_two_drops_matches_ns2_to_the_end_of_the_run():
-    """RFC 6582's NewReno with ns-2's timeout and recovery-exit rules: every one of the 133
-    departures and drops tcplab makes in 3 s is ns-2's; ns-2 sends one more at 2.997 s."""
+    """RFC 6582's NewReno with ns-2's timeout, recovery-exit and growth rules: all 134
+    departures and drops of the 3 s. Growing in whole bytes (`ca_increment = "rfc5681"`),
+    tcplab makes 133 of them, and ns-2 sends one more at 2.997 s."""
     ref = REF[("newreno", 2)]
-    ours = ff.tcplab_trace("newreno", 2, {})
-    assert (len(ours), len(ref)) == (133, 134)
-    assert ff.identical_prefix(ref, ours) == 133
+    assert ff.identical_prefix(ref, ff.tcplab_trace("newreno", 2, {})) == len(ref) == 134
+    ours = ff.tcplab_trace("newreno", 2, {"tcp.ca_increment": "rfc5681"})
+    assert len(ours) == 133
+    assert ff.identical_prefix(ref, ours) == 133 and ref[133][1] == pytest.approx(2.99738)

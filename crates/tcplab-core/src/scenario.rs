@@ -468,6 +468,15 @@ pub struct TcpSpec {
     /// RTT samples as with RFC 7323 timestamps (retransmissions timed too).
     #[serde(default)]
     pub timestamps: bool,
+    /// A SACK option costs 8 bytes a block (ns-2's Sack1 sink).
+    #[serde(default)]
+    pub ns2_sack_bytes: bool,
+    /// Congestion avoidance keeps the fraction of a byte (ns-2's double cwnd_).
+    #[serde(default)]
+    pub ns2_ca_fraction: bool,
+    /// A fast retransmit halves the window, not the flight (ns-2's slowdown).
+    #[serde(default)]
+    pub ns2_fr_halving: bool,
 }
 
 fn three() -> u32 {
@@ -754,13 +763,16 @@ impl TcpSpec {
                 &[("formula", HighSpeedLookup::Formula), ("table", HighSpeedLookup::Table), ("linux", HighSpeedLookup::TableAbove)])?,
             window_growth: self.window_growth,
             sack_recovery: choose(field, "sack_recovery", self.sack_recovery.as_deref(), "a SACK recovery",
-                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true })])?,
+                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true }), ("ns2", SackRecovery::Ns2Sack1v235)])?,
             newreno_recovery: choose(field, "newreno_recovery", self.newreno_recovery.as_deref(), "a NewReno recovery",
                 &[("rfc6582", NewRenoRecovery::Rfc6582), ("ns2-1998", NewRenoRecovery::Ns2Flywheel)])?,
             timeout_ssthresh: choose(field, "timeout_ssthresh", self.timeout_ssthresh.as_deref(), "a timeout rule",
                 &[("rfc5681", TimeoutSsthresh::Rfc5681), ("ns2", TimeoutSsthresh::Ns2), ("linux", TimeoutSsthresh::Linux)])?,
             exit_growth: self.exit_growth,
             lt_old_data: self.lt_old_data,
+            ns2_sack_bytes: self.ns2_sack_bytes,
+            ns2_ca_fraction: self.ns2_ca_fraction,
+            ns2_fr_halving: self.ns2_fr_halving,
         })
     }
 }

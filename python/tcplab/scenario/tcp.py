@@ -68,13 +68,15 @@ class Tcp(_Model):
     """The receiver's advertised window: 'none': `window` from the start;
     'linux': as Linux 2.4, 4 segments at first, then 2 more for each data
     segment received, up to `window` (the socket buffer)."""
-    sack_recovery: Literal["rfc6675", "ns2-1998"] = "rfc6675"
+    sack_recovery: Literal["rfc6675", "ns2-1998", "ns2"] = "rfc6675"
     """What SACK recovery sends. 'rfc6675': pipe from the scoreboard (IsLost,
     NextSeg). 'ns2-1998': ns-2's Sack1 agent as of 1998 (the ns-2.1b3 era): a
     pipe counter set to cwnd - 3 segments at the third duplicate ACK, one less
     per ACK (two per partial ACK), one more per segment sent, holes below the
     highest SACKed segment first; and, as that code, nothing is sent in
-    recovery once every byte written has been sent once."""
+    recovery once every byte written has been sent once. 'ns2': ns-2 2.35's
+    Sack1 (oldCode_ off): the same counter, but set to the segments
+    outstanding (limited transmit's included) - 3, and no stall at the end."""
     newreno_recovery: Literal["rfc6582", "ns2-1998"] = "rfc6582"
     """How newreno recovers. 'rfc6582': window inflation, partial ACKs deflate
     by the amount acknowledged, only the first partial ACK restarts the
@@ -118,6 +120,23 @@ class Tcp(_Model):
     newreno recovery then also grows the window as any ACK of new data would
     (recv_newack_helper calls opencwnd); SACK recovery is unchanged, as in
     ns-2's Sack1. newreno_recovery = 'ns2-1998' always grows."""
+    sack_option_bytes: Literal["rfc2018", "ns2"] = "rfc2018"
+    """What an ACK's SACK option adds to its size. 'rfc2018': 2 bytes plus 8
+    per block (RFC 2018 section 3) after two NOPs, as stacks send it. 'ns2':
+    8 bytes per block, as ns-2's Sack1 sink counts it. Captures show the
+    option as stacks send it either way."""
+    ca_increment: Literal["rfc5681", "ns2"] = "rfc5681"
+    """Congestion avoidance's growth per ACK when ACKs are counted
+    (byte_counting = false), for tahoe, reno, newreno and sack. 'rfc5681':
+    SMSS*SMSS/cwnd in whole bytes, at least one (RFC 5681 equation 3).
+    'ns2': the fraction of a byte is kept, as ns-2's cwnd_ (a double, in
+    segments) grows by 1/cwnd_. No effect with byte counting."""
+    fast_retransmit_ssthresh: Literal["rfc5681", "ns2"] = "rfc5681"
+    """What a fast retransmit halves. 'rfc5681': the flight, leaving out
+    what limited transmit sent (RFC 5681 section 3.2 step 2); cwnd = ssthresh.
+    'ns2': the window, min(cwnd, window), as ns-2's slowdown: for tahoe, reno,
+    newreno and sack, ssthresh is half of it in whole segments (at least 2,
+    at a timeout too) and cwnd the half itself, fraction and all."""
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
@@ -218,6 +237,12 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["lt_old_data"] = True
     if t.recovery_exit != "rfc5681":
         core["exit_growth"] = True
+    if t.sack_option_bytes != "rfc2018":
+        core["ns2_sack_bytes"] = True
+    if t.ca_increment != "rfc5681":
+        core["ns2_ca_fraction"] = True
+    if t.fast_retransmit_ssthresh != "rfc5681":
+        core["ns2_fr_halving"] = True
     if t.hstcp_lookup != "formula":
         core["hstcp_lookup"] = t.hstcp_lookup
     if t.quickack:

@@ -35,6 +35,13 @@ pub struct RenoConfig {
     /// ACK of new data counts as one segment, however much it acknowledges:
     /// slow start adds one SMSS per ACK, congestion avoidance SMSS*SMSS/cwnd.
     pub byte_counting: bool,
+    /// Without byte counting, keep the fraction of a byte each
+    /// congestion-avoidance increment leaves (ns-2's `cwnd_` is a double).
+    pub keep_fraction: bool,
+    /// A congestion event halves the window it is given, ssthresh in whole
+    /// segments and cwnd with its fraction (ns-2's `slowdown` with
+    /// `precision_reduce_`), instead of RFC 5681's flight.
+    pub halve_window: bool,
 }
 
 impl Default for RenoConfig {
@@ -42,7 +49,15 @@ impl Default for RenoConfig {
     /// initial window of one segment (the classic Reno of ns-2's Agent/TCP);
     /// RFC 3465 section 2.3 permits L = 2 SMSS.
     fn default() -> Self {
-        RenoConfig { mss: 1460, initial_window: 1460, initial_ssthresh: u64::MAX, abc_limit: 2, byte_counting: true }
+        RenoConfig {
+            mss: 1460,
+            initial_window: 1460,
+            initial_ssthresh: u64::MAX,
+            abc_limit: 2,
+            byte_counting: true,
+            keep_fraction: false,
+            halve_window: false,
+        }
     }
 }
 
@@ -51,6 +66,9 @@ pub struct Reno {
     cfg: RenoConfig,
     cwnd: u64,
     ssthresh: u64,
+    /// Acknowledged bytes toward the next segment of growth (byte counting),
+    /// or, with `keep_fraction`, the fraction of a byte of cwnd in units of
+    /// 2^-32 bytes.
     bytes_acked: u64,
 }
 
@@ -59,9 +77,11 @@ impl Reno {
         Reno { cwnd: cfg.initial_window, ssthresh: cfg.initial_ssthresh, bytes_acked: 0, cfg }
     }
 
-    /// RFC 5681 equation (4).
+    /// RFC 5681 equation (4); with `halve_window`, in whole segments, as
+    /// ns-2's `slowdown` sets ssthresh_ = int(halfwin).
     fn halve(&mut self, flight: u64) {
-        self.ssthresh = (flight / 2).max(2 * self.cfg.mss);
+        let half = if self.cfg.halve_window { flight / 2 / self.cfg.mss * self.cfg.mss } else { flight / 2 };
+        self.ssthresh = half.max(2 * self.cfg.mss);
         self.bytes_acked = 0;
     }
 }
@@ -72,7 +92,16 @@ impl CongestionControl for Reno {
             let mss = self.cfg.mss;
             if self.cwnd < self.ssthresh {
                 self.cwnd += mss;
+            } else if self.cfg.keep_fraction {
+                // ns-2 `opencwnd`: cwnd_ += 1 / cwnd_ segments, that is
+                // SMSS*SMSS / cwnd bytes with cwnd's fraction of a byte, in
+                // fixed point (2^-32 bytes; exact integers, no rounding drift).
+                let fixed = (u128::from(self.cwnd) << 32) + u128::from(self.bytes_acked);
+                let total = (u128::from(mss * mss) << 64) / fixed + u128::from(self.bytes_acked);
+                self.cwnd += (total >> 32) as u64;
+                self.bytes_acked = (total & 0xffff_ffff) as u64;
             } else {
+                // RFC 5681 equation (3), in whole bytes, at least one.
                 self.cwnd += (mss * mss / self.cwnd).max(1);
             }
             return;
@@ -92,7 +121,14 @@ impl CongestionControl for Reno {
 
     fn on_congestion_event(&mut self, _now: Time, flight: u64) {
         self.halve(flight);
-        self.cwnd = self.ssthresh;
+        self.cwnd = if self.cfg.halve_window {
+            // ns-2 tcp.cc `slowdown` with `precision_reduce_`: cwnd_ =
+            // halfwin = windowd() / 2, fraction and all (the sender passes
+            // the window, not the flight).
+            (flight / 2).max(self.cfg.mss)
+        } else {
+            self.ssthresh
+        };
     }
 
     fn on_timeout(&mut self, _now: Time, basis: Option<u64>) {
@@ -162,6 +198,57 @@ mod tests {
         let mut r = Reno::new(RenoConfig { byte_counting: true, ..Default::default() });
         r.on_ack(Time::ZERO, 1000, 0);
         assert_eq!(r.window(), MSS + 1000);
+    }
+
+    #[test]
+    fn ns2_growth_keeps_the_fraction_of_ns2s_double_cwnd() {
+        // ns-2's `opencwnd`: cwnd_ += 1 / cwnd_ segments, a double. From 10
+        // segments of 1000 bytes, the window in bytes follows it exactly; whole
+        // bytes (RFC 5681 equation 3) reach 14 segments an ACK later (the
+        // 49th, not the 48th) and after 200 ACKs trail by 73 bytes.
+        const SEG: u64 = 1000;
+        let cfg = RenoConfig {
+            mss: SEG,
+            initial_window: 10 * SEG,
+            initial_ssthresh: 10 * SEG,
+            byte_counting: false,
+            keep_fraction: true,
+            ..Default::default()
+        };
+        let mut ns2 = Reno::new(cfg.clone());
+        let mut rfc = Reno::new(RenoConfig { keep_fraction: false, ..cfg });
+        let mut w = 10.0f64;
+        let (mut ns2_14, mut rfc_14) = (None, None);
+        for i in 1..=200 {
+            ns2.on_ack(Time::ZERO, SEG, 0);
+            rfc.on_ack(Time::ZERO, SEG, 0);
+            w += 1.0 / w;
+            assert_eq!(ns2.window(), (w * SEG as f64) as u64, "ACK {i}");
+            ns2_14 = ns2_14.or((ns2.window() >= 14 * SEG).then_some(i));
+            rfc_14 = rfc_14.or((rfc.window() >= 14 * SEG).then_some(i));
+        }
+        assert_eq!((ns2_14, rfc_14), (Some(48), Some(49)));
+        assert_eq!((ns2.window(), rfc.window()), (22_378, 22_305));
+    }
+
+    #[test]
+    fn ns2_halving_keeps_the_halfs_fraction_and_takes_ssthresh_in_whole_segments() {
+        // ns-2's `slowdown` (precision_reduce_): cwnd_ 10.867 -> ssthresh_ 5, cwnd_ 5.433.
+        const SEG: u64 = 1000;
+        let cfg = RenoConfig { mss: SEG, initial_window: 10_867, halve_window: true, ..Default::default() };
+        let mut r = Reno::new(cfg.clone());
+        r.on_congestion_event(Time::ZERO, 10_867);
+        assert_eq!((r.window(), r.ssthresh()), (5_433, 5 * SEG));
+        // RFC 5681: ssthresh = cwnd = half of what is given.
+        let mut r = Reno::new(RenoConfig { halve_window: false, ..cfg.clone() });
+        r.on_congestion_event(Time::ZERO, 10_867);
+        assert_eq!((r.window(), r.ssthresh()), (5_433, 5_433));
+        // A timeout's ssthresh is in whole segments too, at least two.
+        let mut r = Reno::new(cfg);
+        r.on_timeout(Time::ZERO, Some(7_999));
+        assert_eq!((r.window(), r.ssthresh()), (SEG, 3 * SEG));
+        r.on_timeout(Time::ZERO, Some(3_000));
+        assert_eq!(r.ssthresh(), 2 * SEG);
     }
 
     #[test]

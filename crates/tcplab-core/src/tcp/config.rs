@@ -51,6 +51,14 @@ pub enum SackRecovery {
     /// `stall_at_end`: as that code did, nothing is sent in recovery, not
     /// even a hole, once every byte written has been sent once.
     Ns2Sack1 { stall_at_end: bool },
+    /// ns-2 2.35's `Agent/TCP/Sack1` (tcp-sack1.cc with its defaults): the
+    /// same `pipe` counter, but set at the fast retransmit to the segments
+    /// outstanding (`maxseq_ - highest_ack_`, limited transmit's included)
+    /// less 3 (`oldCode_` off); outside recovery a duplicate ACK counts (and
+    /// triggers limited transmit) only when its SACK blocks tell something
+    /// new (`CheckUpdate`); after a timeout, duplicate ACKs are ignored until
+    /// an ACK of new data (`timeout_`); no stall at the end.
+    Ns2Sack1v235,
 }
 
 /// How NewReno recovers (for `newreno`).
@@ -172,6 +180,20 @@ pub struct TcpConfig {
     /// (`send_one`) does; RFC 5681 section 3.2 step 1 allows previously
     /// unsent data only.
     pub lt_old_data: bool,
+    /// An ACK's SACK option costs 8 bytes a block, as ns-2's Sack1 sink
+    /// counts it (`Sacker::append_ack`: `size() += sack_index * 8`), not
+    /// the 4 + 8 per block (two NOPs, kind, length) stacks send.
+    pub ns2_sack_bytes: bool,
+    /// Reno's window (tahoe, reno, newreno, sack) keeps the fraction of a
+    /// byte that each congestion-avoidance increment SMSS*SMSS/cwnd leaves
+    /// when ACKs are counted (`byte_counting` off), as ns-2's `cwnd_`, a
+    /// double in segments, grows by `1 / cwnd_` (`opencwnd`).
+    pub ns2_ca_fraction: bool,
+    /// A fast retransmit halves the window, min(cwnd, receive window), not
+    /// the flight: ssthresh is half of it in whole segments (at least 2) and
+    /// cwnd the half itself, fraction and all, as ns-2's `slowdown`
+    /// (`precision_reduce_`, `CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF`).
+    pub ns2_fr_halving: bool,
 }
 
 impl Default for TcpConfig {
@@ -207,6 +229,9 @@ impl Default for TcpConfig {
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             exit_growth: false,
             lt_old_data: false,
+            ns2_sack_bytes: false,
+            ns2_ca_fraction: false,
+            ns2_fr_halving: false,
         }
     }
 }
@@ -220,6 +245,8 @@ impl TcpConfig {
             initial_ssthresh: self.initial_ssthresh,
             abc_limit: u64::from(self.abc_limit),
             byte_counting: self.byte_counting,
+            keep_fraction: self.ns2_ca_fraction,
+            halve_window: self.ns2_fr_halving,
         };
         match self.cc {
             CcKind::Tahoe => AnyCc::Tahoe(Tahoe::new(cfg)),

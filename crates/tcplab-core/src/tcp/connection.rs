@@ -555,10 +555,7 @@ impl Connection {
     fn send_ack<W: Wire>(&mut self, w: &mut W, ack: u64, fin: bool) {
         let mut blocks = [(0u64, 0u64); MAX_SACK];
         let n = self.receiver.sack_blocks(&mut blocks);
-        // TCP SACK option: 2 bytes plus 8 per block (RFC 2018 section 3), after
-        // two NOPs, as stacks send it (the header ends on a 32-bit boundary,
-        // RFC 9293 section 3.1) and as captures render it.
-        let opt = if n > 0 { 4 + 8 * n as u32 } else { 0 };
+        let opt = self.receiver.sack_option_bytes(n);
         let mut p = Packet::new(self.id, self.ack_route, PacketKind::Ack, self.header + opt);
         p.ack = ack;
         p.fin = fin;

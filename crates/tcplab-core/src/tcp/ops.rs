@@ -52,7 +52,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         sack_recovery: match data[2] >> 5 & 3 {
             0 => SackRecovery::Rfc6675,
             1 => SackRecovery::Ns2Sack1 { stall_at_end: false },
-            _ => SackRecovery::Ns2Sack1 { stall_at_end: true },
+            2 => SackRecovery::Ns2Sack1 { stall_at_end: true },
+            _ => SackRecovery::Ns2Sack1v235,
         },
         newreno_recovery: if data[2] & 128 != 0 { NewRenoRecovery::Ns2Flywheel } else { NewRenoRecovery::Rfc6582 },
         timeout_ssthresh: match data[0] >> 1 & 3 {
@@ -63,6 +64,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         exit_growth: data[0] & 8 != 0,
         lt_old_data: data[1] & 128 != 0 && data[2] & 8 != 0,
         rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, ..Default::default() },
+        ns2_ca_fraction: data[3] & 1 != 0,
+        ns2_fr_halving: data[3] & 2 != 0,
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()

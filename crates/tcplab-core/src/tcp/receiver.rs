@@ -29,6 +29,8 @@ pub struct Receiver {
     ooo: Vec<(u64, u64, u64)>,
     stamp: u64,
     sack_blocks: usize,
+    /// See [`TcpConfig::ns2_sack_bytes`].
+    ns2_sack_bytes: bool,
     delayed: bool,
     delack_timeout: Dur,
     delack_segments: u32,
@@ -53,6 +55,7 @@ impl Receiver {
             ooo: Vec::new(),
             stamp: 0,
             sack_blocks: if cfg.cc.uses_sack() { cfg.sack_blocks as usize } else { 0 },
+            ns2_sack_bytes: cfg.ns2_sack_bytes,
             delayed: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
             delack_segments: cfg.delack_segments,
@@ -198,6 +201,19 @@ impl Receiver {
         self.ooo.splice(i..j, std::iter::once((ns, ne, self.stamp)));
     }
 
+    /// The bytes an ACK's SACK option with `n` blocks adds to its header: 2
+    /// plus 8 per block (RFC 2018 section 3) after two NOPs, as stacks send it
+    /// (the header ends on a 32-bit boundary, RFC 9293 section 3.1) and as
+    /// captures render it; or 8 per block, as ns-2's Sack1 sink counts it
+    /// (`Sacker::append_ack`). No option, no bytes.
+    pub fn sack_option_bytes(&self, n: usize) -> u32 {
+        match n {
+            0 => 0,
+            _ if self.ns2_sack_bytes => 8 * n as u32,
+            _ => 4 + 8 * n as u32,
+        }
+    }
+
     /// The SACK blocks to send now, most recent first (RFC 2018 section 4).
     pub fn sack_blocks(&self, out: &mut [(u64, u64); 4]) -> usize {
         let n = self.sack_blocks.min(out.len()).min(self.ooo.len());
@@ -269,6 +285,16 @@ mod tests {
         assert_eq!(r.on_data(t, 4380, 1460), None);
         assert_eq!(r.on_data(t, 5840, 1460), Some(7300));
         assert_eq!(r.stats.acks_sent, 4);
+    }
+
+    #[test]
+    fn a_sack_options_bytes_as_stacks_send_it_or_as_ns2_counts_it() {
+        let cfg = TcpConfig { cc: crate::tcp::CcKind::Sack, ..Default::default() };
+        let stack = Receiver::new(&cfg, None);
+        let ns2 = Receiver::new(&TcpConfig { ns2_sack_bytes: true, ..cfg }, None);
+        let sizes = |r: &Receiver| (0..=4).map(|n| r.sack_option_bytes(n)).collect::<Vec<_>>();
+        assert_eq!(sizes(&stack), vec![0, 12, 20, 28, 36]);
+        assert_eq!(sizes(&ns2), vec![0, 8, 16, 24, 32]);
     }
 
     #[test]

@@ -135,10 +135,26 @@ struct SbSeg {
     resent: bool,
 }
 
-/// ns-2 Sack1's options (see [`SackRecovery::Ns2Sack1`]).
-#[derive(Copy, Clone, Debug)]
-struct Sack1 {
-    stall_at_end: bool,
+/// ns-2 Sack1's options (see [`SackRecovery::Ns2Sack1`]): one byte, so
+/// that `Option<Sack1>` is one byte too.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Sack1 {
+    /// 1998.
+    Y1998,
+    /// 1998, sending nothing in recovery once all data is sent.
+    Y1998Stall,
+    /// 2.35.
+    Y235,
+}
+
+impl Sack1 {
+    fn stall_at_end(self) -> bool {
+        self == Sack1::Y1998Stall
+    }
+
+    fn is_235(self) -> bool {
+        self == Sack1::Y235
+    }
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -162,6 +178,8 @@ pub struct Sender {
     limited_transmit: bool,
     /// See [`TcpConfig::lt_old_data`].
     lt_old_data: bool,
+    /// See [`TcpConfig::ns2_fr_halving`].
+    fr_halves_window: bool,
     idle_restart: bool,
     recovery: Recovery,
     /// One past the last byte the application has written (`u64::MAX`: unbounded).
@@ -229,6 +247,7 @@ impl Sender {
             aborted: false,
             limited_transmit: cfg.limited_transmit,
             lt_old_data: cfg.lt_old_data,
+            fr_halves_window: cfg.ns2_fr_halving,
             idle_restart: cfg.idle_restart,
             recovery,
             end: size.unwrap_or(u64::MAX),
@@ -245,7 +264,9 @@ impl Sender {
             scoreboard: VecDeque::new(),
             pipe1: 0,
             sack1: match cfg.sack_recovery {
-                SackRecovery::Ns2Sack1 { stall_at_end } if recovery == Recovery::Sack => Some(Sack1 { stall_at_end }),
+                SackRecovery::Ns2Sack1 { stall_at_end: false } if recovery == Recovery::Sack => Some(Sack1::Y1998),
+                SackRecovery::Ns2Sack1 { stall_at_end: true } if recovery == Recovery::Sack => Some(Sack1::Y1998Stall),
+                SackRecovery::Ns2Sack1v235 if recovery == Recovery::Sack => Some(Sack1::Y235),
                 _ => None,
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
@@ -621,6 +642,13 @@ impl Sender {
         self.flywheel || self.sack1.is_some()
     }
 
+    /// The window ns-2's Sack1 compares `pipe_` with: 2.35's `int(cwnd_)`,
+    /// in whole segments; the 1998 mode keeps the window as it is.
+    fn sack1_cwnd(&self) -> i64 {
+        let w = self.cc.window();
+        (if self.sack1.is_some_and(Sack1::is_235) { w / self.mss * self.mss } else { w }) as i64
+    }
+
     /// ns-2 Sack1 (tcp-sack1.cc, 1998): every ACK in recovery takes one
     /// segment out of `pipe_`.
     fn sack1_ack(&mut self) {
@@ -640,6 +668,11 @@ impl Sender {
         let sack_news = self.recovery == Recovery::Sack && self.sb_mark(sack);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
+            if !self.in_recovery && self.sack1.is_some_and(Sack1::is_235) {
+                // ns-2 2.35's Sack1 clears its scoreboard at an ACK of new
+                // data outside recovery, and at the one that ends it.
+                self.sb_forget();
+            }
         } else if ack == self.snd_una && self.snd_max > self.snd_una {
             self.on_dupack(now, sack_news, out);
         }
@@ -773,6 +806,13 @@ impl Sender {
 
     fn on_dupack(&mut self, now: Time, sack_news: bool, out: &mut Vec<Segment>) {
         self.stats.dupacks += 1;
+        if self.sack1.is_some_and(Sack1::is_235) && !self.in_recovery && (self.retries > 0 || !sack_news) {
+            // ns-2 2.35's Sack1: after a timeout (`timeout_`, until an ACK of
+            // new data), or when its SACK blocks tell nothing new
+            // (`CheckUpdate`), a duplicate ACK is neither counted nor
+            // answered (no limited transmit).
+            return;
+        }
         self.dupacks += 1;
         if self.in_recovery {
             match self.recovery {
@@ -806,13 +846,22 @@ impl Sender {
             self.stats.fast_retx += 1;
             self.cause = Cause::Fast;
             self.recover = Some(self.snd_max);
-            // ns-2 Sack1: pipe_ = cwnd - 3 segments, with cwnd before the decrease.
-            self.pipe1 = self.cc.window() as i64 - i64::from(self.dupthresh) * self.mss as i64;
+            // ns-2 Sack1: pipe_ = cwnd - 3 segments, with cwnd before the
+            // decrease (1998), or the segments outstanding - 3 (2.35,
+            // `oldCode_` off).
+            let basis = if self.sack1.is_some_and(Sack1::is_235) { self.snd_max - self.snd_una } else { self.sack1_cwnd() as u64 };
+            self.pipe1 = basis as i64 - i64::from(self.dupthresh) * self.mss as i64;
             if self.cwr.take().is_none() {
                 // From CWR, recovery keeps the ssthresh CWR set (as Linux).
                 // RFC 5681 section 3.2 step 2: "additional data sent in
                 // limited transmit MUST NOT be included in this calculation".
-                self.cc.on_congestion_event(now, self.flight().saturating_sub(self.lt_sent));
+                // ns-2's `slowdown` halves the window, min(cwnd_, wnd_).
+                let basis = if self.fr_halves_window {
+                    self.cwnd().min(self.max_window)
+                } else {
+                    self.flight().saturating_sub(self.lt_sent)
+                };
+                self.cc.on_congestion_event(now, basis);
             }
             self.lt_sent = 0;
             match self.recovery {
@@ -852,6 +901,14 @@ impl Sender {
             let before = self.snd_max;
             self.send_window(now, u64::from(self.dupacks) * self.mss, out);
             self.lt_sent += self.snd_max - before;
+        }
+    }
+
+    /// Forget what the scoreboard knows: no segment SACKed or retransmitted.
+    fn sb_forget(&mut self) {
+        for g in self.scoreboard.iter_mut() {
+            g.sacked = false;
+            g.retx = false;
         }
     }
 
@@ -961,8 +1018,8 @@ impl Sender {
     /// (`GetNextRetran`), else new data within the receiver's window; each
     /// segment sent adds one to `pipe_`.
     fn sack1_send(&mut self, now: Time, opts: Sack1, out: &mut Vec<Segment>) {
-        while self.pipe1 < self.cc.window() as i64 {
-            if opts.stall_at_end && self.snd_nxt >= self.end {
+        while self.pipe1 < self.sack1_cwnd() {
+            if opts.stall_at_end() && self.snd_nxt >= self.end {
                 // tcp-sack1.cc 1.23 loops only while t_seqno_ < curseq_.
                 break;
             }
@@ -1049,10 +1106,7 @@ impl Sender {
         self.recover = Some(self.snd_max);
         self.timed = None;
         // After a timeout, SACK information is not trusted (RFC 2018 section 8).
-        for g in self.scoreboard.iter_mut() {
-            g.sacked = false;
-            g.retx = false;
-        }
+        self.sb_forget();
         // RFC 6298 (5.5): back off; (5.4) retransmit from the first unacknowledged byte.
         self.backoff = (self.backoff + 1).min(self.max_backoff);
         self.snd_nxt = self.snd_una;
@@ -1489,6 +1543,66 @@ mod tests {
         let (_, sent) = sack1_two_losses(10 * MSS, false);
         let retx: Vec<u64> = sent.iter().flatten().map(|g| g.seq / MSS).collect();
         assert_eq!(retx, vec![0, 2]);
+    }
+
+    #[test]
+    fn ns2_235_sack1_counts_duplicate_acks_with_news_only_and_none_after_a_timeout() {
+        // Segment 0 is lost; the duplicate ACKs' SACK blocks grow, but one
+        // repeats. ns-2 2.35 (CheckUpdate) ignores the repeat: limited
+        // transmit on the first two that tell something new, the fast
+        // retransmit on the third. The 1998 code counts the repeat.
+        let run = |rule: SackRecovery| {
+            let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Sack, limited_transmit: true, sack_recovery: rule, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            let t = Time::from_ns(100_000_000);
+            let mut sent = Vec::new();
+            for hi in [2u64, 2, 3, 4] {
+                out.clear();
+                s.on_ack(t, 0, &[(MSS, hi * MSS)], &mut out);
+                sent.push(out.iter().map(|g| g.seq / MSS).collect::<Vec<_>>());
+            }
+            (s, sent)
+        };
+        let (_, old) = run(SackRecovery::Ns2Sack1 { stall_at_end: false });
+        assert_eq!(old, vec![vec![10], vec![11], vec![0], vec![]]);
+        let (mut s, new) = run(SackRecovery::Ns2Sack1v235);
+        assert_eq!(new, vec![vec![10], vec![], vec![11], vec![0]]);
+        // pipe_ = the 12 segments outstanding - 3 (1998: cwnd 10 - 3).
+        assert_eq!(s.pipe1, 9 * MSS as i64);
+        // After a timeout, duplicate ACKs do nothing until an ACK of new data.
+        let mut out = Vec::new();
+        let at = s.poll_timeout().unwrap();
+        s.on_timeout(at, &mut out);
+        assert_eq!(out.iter().map(|g| g.seq / MSS).collect::<Vec<_>>(), vec![0]);
+        for hi in [5u64, 6, 7] {
+            out.clear();
+            s.on_ack(at, 0, &[(MSS, hi * MSS)], &mut out);
+            assert!(out.is_empty());
+        }
+        assert_eq!((s.dupacks, s.stats.dupacks), (0, 7));
+        out.clear();
+        s.on_ack(at + Dur::from_ms(100), 7 * MSS, &[], &mut out);
+        assert_eq!(out.iter().map(|g| g.seq / MSS).collect::<Vec<_>>(), vec![7, 8, 9]);
+        s.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn a_fast_retransmit_halves_the_flight_or_as_ns2_the_window() {
+        // Twelve segments, all sent, with a congestion window of 20: RFC 5681
+        // halves the flight (12), ns-2's slowdown the window, min(cwnd, wnd).
+        for (ns2, want) in [(false, 6 * MSS), (true, 10 * MSS)] {
+            let cfg = TcpConfig { iw_bytes: 20 * MSS, max_window: 30 * MSS, cc: CcKind::Reno, ns2_fr_halving: ns2, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(12 * MSS));
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            assert_eq!(out.len(), 12);
+            for _ in 0..3 {
+                s.on_ack(Time::from_ns(100_000_000), 0, &[], &mut out);
+            }
+            assert_eq!((s.stats.fast_retx, s.cc.ssthresh(), s.cc.window()), (1, want, want), "ns2 = {ns2}");
+        }
     }
 
     #[test]
