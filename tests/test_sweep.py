@@ -218,9 +218,15 @@ def test_ctrl_c_inside_a_store_statement_stops_the_sweep_cleanly(tmp_path, monke
 
     monkeypatch.setattr(Store, "write_runs", write_runs)
     monkeypatch.setattr("tcplab.runner.WRITE_AT_RUNS", 1)
-    rep = run_sweep(load_sweep(path), jobs=1, progress=False)
+    # Python's own handler, as in a terminal: a process started in the
+    # background by a non-interactive shell inherits SIGINT ignored.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        rep = run_sweep(load_sweep(path), jobs=1, progress=False)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)
     assert rep.interrupted and (rep.done, rep.failed) == (2, 0) and calls == [1, 1]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert len(snapshot(tmp_path / "results.duckdb")["runs"]) == 2 < total
 
 
