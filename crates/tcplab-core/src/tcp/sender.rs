@@ -642,11 +642,16 @@ impl Sender {
         self.flywheel || self.sack1.is_some()
     }
 
+    /// Whether recovery follows ns-2 2.35's Sack1 (`sack_recovery = "ns2"`).
+    fn ns2_235_sack1(&self) -> bool {
+        self.sack1.is_some_and(Sack1::is_235)
+    }
+
     /// The window ns-2's Sack1 compares `pipe_` with: 2.35's `int(cwnd_)`,
     /// in whole segments; the 1998 mode keeps the window as it is.
     fn sack1_cwnd(&self) -> i64 {
         let w = self.cc.window();
-        (if self.sack1.is_some_and(Sack1::is_235) { w / self.mss * self.mss } else { w }) as i64
+        (if self.ns2_235_sack1() { w / self.mss * self.mss } else { w }) as i64
     }
 
     /// ns-2 Sack1 (tcp-sack1.cc, 1998): every ACK in recovery takes one
@@ -668,7 +673,7 @@ impl Sender {
         let sack_news = self.recovery == Recovery::Sack && self.sb_mark(sack);
         if ack > self.snd_una {
             self.on_new_ack(now, ack, out);
-            if !self.in_recovery && self.sack1.is_some_and(Sack1::is_235) {
+            if !self.in_recovery && self.ns2_235_sack1() {
                 // ns-2 2.35's Sack1 clears its scoreboard at an ACK of new
                 // data outside recovery, and at the one that ends it.
                 self.sb_forget();
@@ -806,7 +811,7 @@ impl Sender {
 
     fn on_dupack(&mut self, now: Time, sack_news: bool, out: &mut Vec<Segment>) {
         self.stats.dupacks += 1;
-        if self.sack1.is_some_and(Sack1::is_235) && !self.in_recovery && (self.retries > 0 || !sack_news) {
+        if self.ns2_235_sack1() && !self.in_recovery && (self.retries > 0 || !sack_news) {
             // ns-2 2.35's Sack1: after a timeout (`timeout_`, until an ACK of
             // new data), or when its SACK blocks tell nothing new
             // (`CheckUpdate`), a duplicate ACK is neither counted nor
@@ -849,7 +854,7 @@ impl Sender {
             // ns-2 Sack1: pipe_ = cwnd - 3 segments, with cwnd before the
             // decrease (1998), or the segments outstanding - 3 (2.35,
             // `oldCode_` off).
-            let basis = if self.sack1.is_some_and(Sack1::is_235) { self.snd_max - self.snd_una } else { self.sack1_cwnd() as u64 };
+            let basis = if self.ns2_235_sack1() { self.snd_max - self.snd_una } else { self.sack1_cwnd() as u64 };
             self.pipe1 = basis as i64 - i64::from(self.dupthresh) * self.mss as i64;
             if self.cwr.take().is_none() {
                 // From CWR, recovery keeps the ssthresh CWR set (as Linux).
