@@ -41,7 +41,7 @@ CASES = [
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, max_retries, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
-     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, timeout_ssthresh, rtt_estimator, limited_transmit_data, recovery_exit, "
+     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, timeout_ssthresh, rtt_estimator, clock_phase, limited_transmit_data, recovery_exit, "
      "sack_option_bytes, ca_increment, fast_retransmit_ssthresh, hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675', 'ns2-1998' or 'ns2'"),
     ({"tcp.sack_option_bytes": "bsd"}, "tcp.sack_option_bytes = 'bsd': not allowed; allowed values: 'rfc2018' or 'ns2'"),
@@ -49,6 +49,9 @@ CASES = [
     ({"tcp.fast_retransmit_ssthresh": "linux"}, "tcp.fast_retransmit_ssthresh = 'linux': not allowed; allowed values: 'rfc5681' or 'ns2'"),
     ({"tcp.newreno_recovery": "hoe"}, "tcp.newreno_recovery = 'hoe': not allowed; allowed values: 'rfc6582' or 'ns2-1998'"),
     ({"tcp.rtt_estimator": "karn"}, "tcp.rtt_estimator = 'karn': not allowed; allowed values: 'rfc6298' or 'ns2'"),
+    ({"tcp.clock_phase": "1ms"}, "tcp.clock_phase = '1ms': must be less than clock_granularity (1ms), or 'random'"),
+    ({"apps.0.tcp": {"clock_granularity": "500us"}, "tcp.clock_phase": "0.5ms"}, "tcp.clock_phase = '500us': must be less than clock_granularity (500us), or 'random'"),
+    ({"tcp.clock_phase": "soon"}, "tcp.clock_phase = 'soon': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min); or 'random' (a phase drawn for each connection)"),
     ({"tcp.limited_transmit_data": "old"}, "tcp.limited_transmit_data = 'old': not allowed; allowed values: 'unsent' or 'ns2'"),
     ({"tcp.recovery_exit": "linux"}, "tcp.recovery_exit = 'linux': not allowed; allowed values: 'rfc5681' or 'ns2'"),
     ({"tcp.timeout_ssthresh": "bsd"}, "tcp.timeout_ssthresh = 'bsd': not allowed; allowed values: 'rfc5681', 'ns2' or 'linux'"),

@@ -210,6 +210,24 @@ def test_an_ack_per_segment_and_the_12_packet_queue_match_ns2_packet_for_packet(
     assert ff.identical_prefix(ref, ours) == n
 
 
+def test_tahoe_keeps_its_duplicate_ack_count_across_a_timeout_and_ticks_at_its_agents_phase():
+    """Tahoe with 12 packets waiting and an ACK per segment: after the fast retransmit of
+    segment 56 the timer fires while duplicate ACKs still arrive. ns-2's Agent/TCP keeps its
+    count of them across the timeout, so they send nothing (with `limited_transmit_data =
+    "ns2"` so does tcplab's Tahoe), and its RTT samples count ticks from its agent's
+    boot_time_ (`clock_phase`, 0.52-0.60 ms here): every one of the 141 packets matches. With
+    ticks at whole milliseconds the last sample before the loss counts 212 ticks, not 213,
+    and each timeout fires 1 ms early: the same segments in the same order."""
+    ref = EVERY[(12, "ack", "tahoe", 0)]
+    ours = ff.tcplab_trace("tahoe", 0, {}, "ack", 12)
+    assert len(ours) == len(ref) == 141
+    assert ff.identical_prefix(ref, ours) == 141
+    whole_ms = ff.tcplab_trace("tahoe", 0, {"tcp.clock_phase": "0s"}, "ack", 12)
+    same = ff.identical_prefix(ref, whole_ms)
+    assert same == 116 and ref[same] == ("-", 1.86942, 56) and whole_ms[same] == ("-", 1.86842, 56)
+    assert ff.identical_prefix(ref, whole_ms, tol=1.0001e-3) == len(whole_ms) == 141
+
+
 @pytest.mark.parametrize("variant", ["reno", "newreno"])
 def test_drops_from_the_queue_alone_match_ns2_packet_for_packet(variant):
     """With delayed ACKs and a 64-packet window, the 17 losses of a 12-packet queue that

@@ -78,7 +78,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         Ok(id)
     };
     let mut apps = Apps::default();
-    let mut tcp = Endpoints::default();
+    let mut tcp = Endpoints { seed: sc.seed, ..Default::default() };
     let mut app_index: HashMap<&str, u32> = HashMap::default();
     for (i, a) in sc.apps.iter().enumerate() {
         let field = format!("apps[{i}]");

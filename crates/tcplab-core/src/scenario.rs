@@ -462,6 +462,13 @@ pub struct TcpSpec {
     /// RTT estimator: "rfc6298" (default) or "ns2" (whole clock ticks).
     #[serde(default)]
     pub rtt_estimator: Option<String>,
+    /// With the ns2 estimator, the clock's ticks fall this long after each
+    /// multiple of the granularity (less than one granularity).
+    #[serde(default)]
+    pub clock_phase_ns: u64,
+    /// ... or at a phase drawn for each connection from the seed (ns-2's boot_time_).
+    #[serde(default)]
+    pub clock_phase_random: bool,
     /// With delayed ACKs, how many ACKs at the start of a connection go out at once (Linux's quick-ACK mode).
     #[serde(default)]
     pub quickack: u32,
@@ -726,6 +733,9 @@ impl TcpSpec {
         if self.rto_min_ns > self.rto_max_ns {
             return Err(invalid(format!("{field}.rto_min"), "is larger than rto_max"));
         }
+        if self.clock_phase_ns >= self.granularity_ns.max(1) {
+            return Err(invalid(format!("{field}.clock_phase"), "must be less than clock_granularity"));
+        }
         if self.hystart && cc != CcKind::Cubic {
             return Err(invalid(format!("{field}.hystart"), format!("is cubic's slow start; cc is '{}' (allowed with hystart: cubic)", self.cc)));
         }
@@ -742,7 +752,9 @@ impl TcpSpec {
                 max_rto: Dur::from_ns(self.rto_max_ns),
                 granularity: Dur::from_ns(self.granularity_ns),
                 ns2_ticks: choose(field, "rtt_estimator", self.rtt_estimator.as_deref(), "an RTT estimator", &[("rfc6298", false), ("ns2", true)])?,
+                phase_ns: self.clock_phase_ns,
             },
+            clock_phase_random: self.clock_phase_random,
             dupack_threshold: self.dupack_threshold,
             max_backoff: self.max_backoff,
             max_retries: self.max_retries.unwrap_or(u32::MAX),

@@ -123,6 +123,18 @@ def _parse_retries(v: object) -> Optional[int]:
     return v
 
 
+def _parse_clock_phase(v: object) -> Optional[int]:
+    if isinstance(v, str) and v.strip().lower() == "random":
+        return None
+    try:
+        return units.parse_duration(v)
+    except ValueError as e:
+        raise ValueError(f"{e}; or 'random' (a phase drawn for each connection)") from None
+
+
+#: Where a TCP clock's ticks fall: a duration past each multiple of the
+#: granularity, or None ('random'): drawn for each connection.
+ClockPhase = Annotated[Optional[int], BeforeValidator(_parse_clock_phase), _ser(units.format_duration, "random")]
 #: A retransmission count, or None ('none'): no limit.
 RetryCount = Annotated[Optional[int], BeforeValidator(_parse_retries), PlainSerializer(lambda v: "none" if v is None else v)]
 #: Counts fit the core's 64-bit integers; counts of hosts, flows or objects have their own, smaller bounds.

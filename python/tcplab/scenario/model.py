@@ -198,6 +198,10 @@ class Scenario(_Model):
                                     f"{tcp.mss}B, or a count of segments such as 1", f"{tcp.iw[1]}B", True))  # fmt: skip
         if tcp.rto_min > tcp.rto_max:
             out.append(FieldProblem(f"apps[{i}].tcp.rto_min" if a.tcp.rto_min is not None else "tcp.rto_min", "must not exceed rto_max", units.format_duration(tcp.rto_min), True))
+        if tcp.clock_phase is not None and tcp.clock_phase >= tcp.clock_granularity:
+            where = f"apps[{i}].tcp.clock_phase" if a.tcp.clock_phase is not None else "tcp.clock_phase"
+            out.append(FieldProblem(where, f"must be less than clock_granularity ({units.format_duration(tcp.clock_granularity)}), or 'random'",
+                                    units.format_duration(tcp.clock_phase), True))  # fmt: skip
         if not tcp.window_scaling and _window_bytes(tcp.window, tcp.mss) > 65535:
             where = f"apps[{i}].tcp.window" if a.tcp.window is not None else "tcp.window"
             out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above 65535 without window scaling; set tcp.window_scaling = true or a window up to 64KiB", _fmt_amount(tcp.window), True))

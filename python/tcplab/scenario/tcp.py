@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from .fields import CcName, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
+from .fields import CcName, ClockPhase, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"
@@ -107,11 +107,19 @@ class Tcp(_Model):
     tcpTick_), at least one; SRTT and RTTVAR are kept in eighths and quarters
     of a tick; RTO = SRTT + 4 RTTVAR in whole ticks, at least rto_min and two
     ticks."""
+    clock_phase: ClockPhase = "0s"
+    """With rtt_estimator = 'ns2', where the clock's ticks fall: this long
+    after each multiple of clock_granularity (less than one granularity), or
+    'random': drawn for each connection from the seed, uniformly within one
+    granularity, as each ns-2 agent draws its boot_time_. No effect with
+    'rfc6298'."""
     limited_transmit_data: Literal["unsent", "ns2"] = "unsent"
     """What limited transmit may send on the first duplicate ACKs. 'unsent':
     previously unsent data only (RFC 5681 section 3.2 step 1). 'ns2': the next
     segment even when a timeout's go-back has pulled it below the highest
-    sent, as ns-2's singledup_ (send_one) does. No effect without
+    sent, as ns-2's singledup_ (send_one) does; with tahoe, a timeout also
+    keeps the count of duplicate ACKs, as ns-2's Agent/TCP does, so those
+    still arriving after it send nothing. No effect without
     limited_transmit."""
     recovery_exit: Literal["rfc5681", "ns2"] = "rfc5681"
     """The ACK that ends a fast recovery. 'rfc5681': it deflates the window to
@@ -233,6 +241,10 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["timeout_ssthresh"] = t.timeout_ssthresh
     if t.rtt_estimator != "rfc6298":
         core["rtt_estimator"] = t.rtt_estimator
+    if t.clock_phase is None:
+        core["clock_phase_random"] = True
+    elif t.clock_phase:
+        core["clock_phase_ns"] = t.clock_phase
     if t.limited_transmit_data != "unsent":
         core["lt_old_data"] = True
     if t.recovery_exit != "rfc5681":

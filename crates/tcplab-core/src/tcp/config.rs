@@ -178,8 +178,14 @@ pub struct TcpConfig {
     /// Limited transmit also sends the next segment when a timeout's go-back
     /// has pulled it below the highest sent, as ns-2's `singledup_`
     /// (`send_one`) does; RFC 5681 section 3.2 step 1 allows previously
-    /// unsent data only.
+    /// unsent data only. With Tahoe (no fast recovery) a timeout also
+    /// leaves the duplicate-ACK count as it was, as ns-2's `Agent/TCP` does,
+    /// so the duplicate ACKs still arriving after it send nothing.
     pub lt_old_data: bool,
+    /// Each connection's clock ticks at its own phase, drawn from the run's
+    /// seed and the connection's number, uniformly within one granularity
+    /// (ns-2's `boot_time_`); `rtt.phase_ns` is then ignored.
+    pub clock_phase_random: bool,
     /// An ACK's SACK option costs 8 bytes a block, as ns-2's Sack1 sink
     /// counts it (`Sacker::append_ack`: `size() += sack_index * 8`), not
     /// the 4 + 8 per block (two NOPs, kind, length) stacks send.
@@ -229,6 +235,7 @@ impl Default for TcpConfig {
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             exit_growth: false,
             lt_old_data: false,
+            clock_phase_random: false,
             ns2_sack_bytes: false,
             ns2_ca_fraction: false,
             ns2_fr_halving: false,

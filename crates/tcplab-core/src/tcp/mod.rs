@@ -47,6 +47,8 @@ pub struct Endpoints {
     /// One per owner (application).
     pub profiles: Vec<Profile>,
     pub conns: Vec<Connection>,
+    /// The run's seed, for what a connection draws when it is created.
+    pub seed: u64,
 }
 
 impl Endpoints {
@@ -80,7 +82,52 @@ impl Endpoints {
         };
         let mut c = Connection::new(id, owner, tag, data, ack, &p.cfg, size, p.open_bytes, now);
         c.heads = first;
+        if p.cfg.clock_phase_random {
+            // ns-2's boot_time_: Random::uniform(tcp_tick_) at the agent's reset.
+            let tick = p.cfg.rtt.granularity.as_ns().max(1);
+            c.sender.rtt.set_phase(crate::engine::rng::keyed_u64(self.seed, "tcp/clock_phase", u64::from(id)) % tick);
+        }
         self.conns.push(c);
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::Dur;
+
+    fn endpoints(seed: u64, random: bool) -> Endpoints {
+        let mut cfg = TcpConfig { clock_phase_random: random, ..Default::default() };
+        cfg.rtt.granularity = Dur::from_ms(100);
+        cfg.rtt.phase_ns = 5_000_000;
+        let none = (RouteHead::NONE, RouteHead::NONE);
+        let profile = Profile { cfg, data_route: 0, ack_route: 1, heads: none, open_bytes: 0, more: Vec::new() };
+        Endpoints { profiles: vec![profile], conns: Vec::new(), seed }
+    }
+
+    fn phases(e: &mut Endpoints, n: u32) -> Vec<u64> {
+        for _ in 0..n {
+            e.create(0, 0, Some(1000), 0, Time::ZERO);
+        }
+        e.conns.iter().map(|c| c.sender.rtt.phase_ns()).collect()
+    }
+
+    #[test]
+    fn a_random_clock_phase_is_drawn_per_connection_from_the_seed() {
+        // A fixed phase is every connection's.
+        assert_eq!(phases(&mut endpoints(1, false), 3), vec![5_000_000; 3]);
+        // A random one differs between connections, stays within one tick of
+        // 100 ms, and is the same for the same seed and connection number.
+        let a = phases(&mut endpoints(1, true), 50);
+        assert!(a.iter().all(|&p| p < 100_000_000));
+        let mut distinct = a.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 50);
+        assert_eq!(a, phases(&mut endpoints(1, true), 50));
+        assert_ne!(a, phases(&mut endpoints(2, true), 50));
+        // Spread over the tick: 50 draws put some in each half.
+        assert!(a.iter().any(|&p| p < 50_000_000) && a.iter().any(|&p| p >= 50_000_000));
     }
 }

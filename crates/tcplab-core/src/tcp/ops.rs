@@ -63,7 +63,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         },
         exit_growth: data[0] & 8 != 0,
         lt_old_data: data[1] & 128 != 0 && data[2] & 8 != 0,
-        rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, ..Default::default() },
+        // With ns-2's ticks, at a phase of 0, 0.25, 0.5 or 0.75 ms.
+        rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, phase_ns: u64::from(data[3] >> 2 & 3) * 250_000, ..Default::default() },
         ns2_ca_fraction: data[3] & 1 != 0,
         ns2_fr_halving: data[3] & 2 != 0,
         // Giving up after 1 to 4 retransmissions, or after the default 15.

@@ -18,6 +18,11 @@ pub struct RttConfig {
     /// one), SRTT and RTTVAR are integers of 1/8 and 1/4 tick, and the RTO
     /// is SRTT + 4 RTTVAR in whole ticks, at least two ticks.
     pub ns2_ticks: bool,
+    /// With `ns2_ticks`, where the clock's ticks fall: at `phase_ns`
+    /// nanoseconds past each multiple of the granularity (less than one
+    /// granularity). ns-2 offsets each agent's clock by its `boot_time_`,
+    /// drawn uniformly in [0, `tcpTick_`) when the agent is reset.
+    pub phase_ns: u64,
 }
 
 impl Default for RttConfig {
@@ -28,6 +33,7 @@ impl Default for RttConfig {
             max_rto: Dur::from_secs(60),
             granularity: Dur::from_ms(1),
             ns2_ticks: false,
+            phase_ns: 0,
         }
     }
 }
@@ -45,6 +51,16 @@ pub struct RttEstimator {
 impl RttEstimator {
     pub fn new(cfg: RttConfig) -> Self {
         RttEstimator { rto: cfg.initial_rto, cfg, srtt: None, rttvar: Dur::ZERO, samples: 0, last: None }
+    }
+
+    /// Where the clock's ticks fall (see [`RttConfig::phase_ns`]).
+    pub fn phase_ns(&self) -> u64 {
+        self.cfg.phase_ns
+    }
+
+    /// Set where the clock's ticks fall (see [`RttConfig::phase_ns`]).
+    pub fn set_phase(&mut self, phase_ns: u64) {
+        self.cfg.phase_ns = phase_ns;
     }
 
     /// Fold in a measurement `r` that ends at `now` (RFC 6298 section 2.2 and 2.3).
@@ -75,15 +91,18 @@ impl RttEstimator {
 
     /// ns-2's `TcpAgent::rtt_update` (tcp.cc, without `ts_option_`) and
     /// `rtt_timeout`: the sample counts the tick boundaries between the send
-    /// time and `now`, at least 1; then Jacobson's integer filters. `srtt`
+    /// time and `now`, at least 1 (`int((tao + fmod(sendtime + boot_time_,
+    /// tcp_tick_)) / tcp_tick_)`, the ticks shifted by the clock's phase);
+    /// then Jacobson's integer filters. `srtt`
     /// and `rttvar` hold ns-2's `t_srtt_` (eighths of a tick) and `t_rttvar_`
     /// (quarters) as counts; [`RttEstimator::srtt`] converts.
     #[cold]
     #[inline(never)]
     fn sample_ticks(&mut self, now: Time, r: Dur) {
         let tick = self.cfg.granularity.as_ns().max(1);
-        let sent = now.as_ns().saturating_sub(r.as_ns());
-        let m = ((now.as_ns() / tick - sent / tick) as i64).max(1);
+        let at = now.as_ns() + self.cfg.phase_ns;
+        let sent = at.saturating_sub(r.as_ns());
+        let m = ((at / tick - sent / tick) as i64).max(1);
         let (mut srtt8, mut var4) = match self.srtt {
             Some(s) => (s.as_ns() as i64, self.rttvar.as_ns() as i64),
             None => (0, 0),
@@ -218,5 +237,32 @@ mod tests {
         let mut h = RttEstimator::new(RttConfig { min_rto: Dur::from_secs(1), granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() });
         h.sample(at(1050), Dur::from_ms(10));
         assert_eq!(h.rto(), Dur::from_secs(1));
+    }
+
+    #[test]
+    fn ns2_ticks_fall_at_the_clocks_phase() {
+        // ns-2 2.35's Tahoe in the Fall-Floyd set-up with a 12-packet queue:
+        // six samples of 212.08 ms, each timing a segment sent as the ACK
+        // that ends the previous sample arrives, on 1 ms ticks. With the
+        // ticks at whole milliseconds each spans 212 ticks, and the RTO is
+        // 314 ms; ns-2's agent, whose boot_time_ puts its ticks 0.52-0.60 ms
+        // later, counts 213 in the last and arms 315 ms, as its trace shows.
+        let rto = |phase_us: u64| {
+            let cfg = RttConfig { min_rto: Dur::from_ms(200), granularity: Dur::from_ms(1), ns2_ticks: true, ..Default::default() };
+            let mut e = RttEstimator::new(cfg);
+            e.set_phase(phase_us * 1000);
+            for k in 1..=6 {
+                e.sample(Time::ZERO + Dur::from_us(500_000 + 212_080 * k), Dur::from_us(212_080));
+            }
+            e.rto()
+        };
+        assert_eq!(rto(0), Dur::from_ms(314));
+        assert_eq!(rto(510), Dur::from_ms(314));
+        assert_eq!(rto(520), Dur::from_ms(315));
+        assert_eq!(rto(590), Dur::from_ms(315));
+        // From 0.60 ms the fifth sample counts 213 and the sixth, sent on a
+        // tick, 212 again: 314 ms, as with every phase from there to 1 ms.
+        assert_eq!(rto(600), Dur::from_ms(314));
+        assert_eq!(rto(990), Dur::from_ms(314));
     }
 }

@@ -1106,7 +1106,14 @@ impl Sender {
         self.cwr = None;
         self.retx_pending = None;
         self.inflation = 0;
-        self.dupacks = 0;
+        if !(self.lt_old_data && self.recovery == Recovery::None) {
+            // ns-2's Agent/TCP (Tahoe) does not clear `dupacks_` at a
+            // timeout (`TcpAgent::timeout`; `newack` does), so the duplicate
+            // ACKs still arriving after it go on counting and `send_one`
+            // sends nothing for them; its Reno and Newreno clear it
+            // (`RenoTcpAgent::timeout`).
+            self.dupacks = 0;
+        }
         self.lt_sent = 0;
         self.recover = Some(self.snd_max);
         self.timed = None;
@@ -1284,6 +1291,40 @@ mod tests {
         s.on_ack(deadline + Dur::from_ms(1), 0, &[], &mut out);
         s.on_ack(deadline + Dur::from_ms(2), 0, &[], &mut out);
         assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), vec![(0, true), (1, true), (2, true)]);
+    }
+
+    #[test]
+    fn ns2s_tahoe_keeps_its_duplicate_ack_count_across_a_timeout() {
+        // Ten segments out, a fast retransmit after three duplicate ACKs, then
+        // a timeout while duplicate ACKs still arrive. ns-2's Agent/TCP does
+        // not clear dupacks_ at the timeout: the count goes on from 3 and
+        // send_one sends nothing. Its Reno clears it, and so does the sender
+        // with Reno, where the next two duplicate ACKs each send the segment
+        // at the go-back's point (ns-2's send_one).
+        for (cc, expect) in [(CcKind::Tahoe, vec![]), (CcKind::Reno, vec![(1, true), (2, true)])] {
+            let cfg = TcpConfig { iw_bytes: 10 * MSS, cc, limited_transmit: true, lt_old_data: true, ..Default::default() };
+            let mut out = Vec::new();
+            let mut s = after_dupacks(&cfg, 3, &mut out);
+            assert_eq!(s.stats.fast_retx, 1, "{cc:?}");
+            let deadline = s.poll_timeout().expect("the timer runs");
+            out.clear();
+            s.on_timeout(deadline, &mut out);
+            assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }], "{cc:?}");
+            out.clear();
+            s.on_ack(deadline + Dur::from_ms(1), 0, &[], &mut out);
+            s.on_ack(deadline + Dur::from_ms(2), 0, &[], &mut out);
+            assert_eq!(out.iter().map(|g| (g.seq / MSS, g.retx)).collect::<Vec<_>>(), expect, "{cc:?}");
+            // A new ACK clears the count in both.
+            s.on_ack(deadline + Dur::from_ms(3), MSS, &[], &mut out);
+            assert_eq!(s.dupacks, 0, "{cc:?}");
+        }
+        // Without lt_old_data (RFC 5681), the timeout clears the count with Tahoe too.
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Tahoe, limited_transmit: true, ..Default::default() };
+        let mut out = Vec::new();
+        let mut s = after_dupacks(&cfg, 3, &mut out);
+        let deadline = s.poll_timeout().expect("the timer runs");
+        s.on_timeout(deadline, &mut out);
+        assert_eq!(s.dupacks, 0);
     }
 
     #[test]
