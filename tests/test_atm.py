@@ -268,6 +268,9 @@ def test_the_timers_are_ns2s_of_1998() -> None:
     # sensitivity row.
     tcp = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd")).tcp
     assert (tcp.rto_min, tcp.clock_granularity, tcp.rto_initial, tcp.rto_max) == (200_000_000, 100_000_000, 6_000_000_000, 64_000_000_000)
+    # Each agent's reset draws boot_time_ within a tick: every connection's clock ticks at its own phase.
+    core = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd")).to_core()["apps"][0]["tcp"]
+    assert (tcp.rtt_estimator, tcp.clock_phase, core["clock_phase_random"]) == ("ns2", None, True)
     rows = dict(goyal98.SENSITIVITY)
     later = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd", tcp=rows["RTO minimum 1 s (ns-2's minrto_, from 2001)"]["tcp"])).tcp
     assert (later.rto_min, later.rto_initial) == (1_000_000_000, 6_000_000_000)

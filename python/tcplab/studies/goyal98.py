@@ -127,7 +127,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
         "tcp": {
             "cc": cc, "dupack_threshold": dupthresh, "mss": f"{spec['mss']}B", "header": f"{HEADER}B", "iw": 1,
             "window": f"{2 * bdp_bytes(link)}B", "ssthresh": "bdp", "delayed_ack": False, "clock_granularity": "100ms",
-            "rto_min": "200ms", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, "timeout_ssthresh": "ns2", "recovery_exit": "ns2", "rtt_estimator": "ns2", **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
+            "rto_min": "200ms", "rto_initial": "6s", "rto_max": "64s", "byte_counting": False, "timeout_ssthresh": "ns2", "recovery_exit": "ns2", "rtt_estimator": "ns2", "clock_phase": "random", **FLAVOUR_TCP.get(flavour, {}), **(tcp or {}),
         },  # fmt: skip
         "apps": [
             {"type": "web", "name": f"c{i}", "src": f"s{i}", "dst": f"k{i}", "http": "1.1", "embedded": 4,
@@ -484,6 +484,7 @@ def figures(per: "pd.DataFrame", an: dict, out_dir: Path) -> list[Path]:
 SENSITIVITY = [
     ("RTO minimum 1 s (ns-2's minrto_, from 2001)", {"tcp": {"rto_min": "1s"}}),
     ("RTO as RFC 6298 with a 100 ms clock (not in ns-2's whole ticks)", {"tcp": {"rtt_estimator": "rfc6298"}}),
+    ("every connection's clock ticking at whole multiples of 100 ms (no per-agent boot_time_)", {"tcp": {"clock_phase": "0s"}}),
     ("receive window 1 x RTT x bandwidth", {"window": 1}),
     ("one page at a time per client (closed loop)", {"closed_loop": True}),
     ("every page of a client on one connection for the whole run (window restarted after an idle RTO, as ns-2's one-way agent)", {"persistent": True}),
@@ -549,7 +550,7 @@ PARAMETERS = [
     ("MSS", "1024 B (WAN), 9180 B (MEO, GEO); 40 B of TCP/IP headers", "the slides"),
     ("windows", "receive window 2 x RTT x 45 Mb/s (window scaling); initial ssthresh RTT x bandwidth; IW 1", "the slides; ns-2's window_init_ 1"),
     ("ACKs", "no delayed ACKs", "the slides"),
-    ("timers", "granularity 100 ms, minimum RTO 200 ms, initial RTO 6 s, maximum 64 s; SRTT and RTTVAR kept in whole ticks as ns-2 keeps them, RTO = SRTT + 4 RTTVAR in ticks", "the slides (granularity); ns-2 of 1998: TcpAgent::rtt_update and rtt_timeout's floor of two ticks (tcp.cc 1.59; minrto_ only came in 2001), rtxcur_init_ 6.0 (3.0 from 2006), maxrto_ 64, tcpTick_ 0.1 (0.01 from 2002); RFC 6298's estimator in the sensitivity table"),
+    ("timers", "granularity 100 ms, minimum RTO 200 ms, initial RTO 6 s, maximum 64 s; SRTT and RTTVAR kept in whole ticks as ns-2 keeps them, RTO = SRTT + 4 RTTVAR in ticks; each connection's ticks at its own phase, drawn uniformly within the 100 ms tick", "the slides (granularity); ns-2 of 1998: TcpAgent::rtt_update and rtt_timeout's floor of two ticks, boot_time_ = Random::uniform(tcp_tick_) at each agent's reset, added to a sample's send time (tcp.cc 1.59; minrto_ only came in 2001), rtxcur_init_ 6.0 (3.0 from 2006), maxrto_ 64, tcpTick_ 0.1 (0.01 from 2002); RFC 6298's estimator in the sensitivity table"),
     ("window growth", "a segment per ACK in slow start, 1/cwnd per ACK after", "ns-2's Agent/TCP"),
     ("ssthresh at a timeout", "half the congestion window in whole segments, without a fast recovery's inflation, at every timeout", "ns-2's TcpAgent::slowdown (CLOSE_SSTHRESH_HALF), after RenoTcpAgent::timeout zeroes dupwnd_"),
     ("end of a fast recovery", "the window deflates to ssthresh, then the ACK grows it as any other (reno, newreno)", "ns-2's Reno and Newreno agents (recv_newack_helper calls opencwnd)"),
