@@ -342,21 +342,24 @@ def test_timestamps_time_the_retransmission_after_a_timeout(timestamps: bool, fc
 
 def test_an_applications_tcp_table_overrides_with_the_unbounded_values_too() -> None:
     """`tcp = { ssthresh = "inf" }` in an application over a shared 8pkt,
-    and `max_retries = "none"` over a shared 3, take effect (they parse to
+    `max_retries = "none"` over a shared 3 and `clock_phase = "random"` over
+    a shared 0.5ms, take effect (they parse to
     None, which was read as "not set", so the shared values stayed); a key
     left unset, or given as None from Python, keeps the shared value."""
-    sc = dumbbell(duration="5s", tcp={"ssthresh": "8pkt", "max_retries": 3},
-                  apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "tcp": {"ssthresh": "inf", "max_retries": "none", "iw": None}},
+    sc = dumbbell(duration="5s", tcp={"ssthresh": "8pkt", "max_retries": 3, "clock_phase": "0.5ms"},
+                  apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB",
+                         "tcp": {"ssthresh": "inf", "max_retries": "none", "clock_phase": "random", "iw": None}},
                         {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}])  # fmt: skip
     core = tcplab.load(sc).to_core()
     own, shared = core["apps"][0]["tcp"], core["apps"][1].get("tcp", core.get("tcp"))
     assert (own["initial_ssthresh_bytes"], own["max_retries"], own["iw_bytes"]) == (None, None, 1460)
-    assert (shared["initial_ssthresh_bytes"], shared["max_retries"]) == (8 * 1460, 3)
+    assert (own.get("clock_phase_random"), own.get("clock_phase_ns")) == (True, None)
+    assert (shared["initial_ssthresh_bytes"], shared["max_retries"], shared["clock_phase_ns"]) == (8 * 1460, 3, 500_000)
     # Written back ('inf', 'none'; an unset field as None) and read again,
     # as Result.to_json and tcplab.run(Scenario, overrides) do, they still hold.
     sc_obj = tcplab.load(sc)
     written = sc_obj.model_dump(mode="json", by_alias=True)["apps"][0]["tcp"]
-    assert {k: v for k, v in written.items() if v is not None} == {"ssthresh": "inf", "max_retries": "none"}
+    assert {k: v for k, v in written.items() if v is not None} == {"ssthresh": "inf", "max_retries": "none", "clock_phase": "random"}
     assert tcplab.load(sc_obj.model_dump(mode="json", by_alias=True)).to_core() == core
     res = tcplab.run(sc_obj, overrides={"sim.duration": "5s"})
     assert res.scenario.to_core()["apps"][0]["tcp"]["initial_ssthresh_bytes"] is None
