@@ -5,7 +5,8 @@ Runs `examples/fall-floyd-drops.toml` (one flow over a 0.8 Mb/s, 100 ms
 link, 1 to 4 packets dropped from the window of the fifth round of slow
 start) in tcplab and the same set-up in ns-2 2.35's one-way TCP agents
 (`ns2/fall_floyd.tcl`: Agent/TCP, /Reno, /Newreno and /Sack1), and compares
-every departure and drop at the slow link over 3 s: the segment and the
+every departure and drop at the slow link over 3 s (20 s for a long run of
+losses, `BACKOFF`): the segment and the
 time, to the microsecond.
 
 tcplab runs with the settings that ns-2 2.35's defaults amount to
@@ -53,6 +54,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, "..", "examples", "fall-floyd-drops.toml")
 #: The data packets dropped at r1->k1 (1-based, as the example counts them).
 DROPS = {1: [20], 2: [20, 22], 3: [20, 22, 24], 4: [20, 22, 24, 26]}
+#: A long run of losses (key 8 of DROPS, an ACK per segment only): segment 19
+#: and each of its five retransmissions (five timeouts in a row: the timer backs
+#: off to 32 times the RTO), then segment 100 and its fast retransmission, over
+#: 20 s. Past a backoff of 8, ns-2 restarts its estimate at the next RTT
+#: sample (`rtt_backoff`), which the timeout after the second loss shows.
+BACKOFF = 8
+DROPS[BACKOFF] = [20, 40, 41, 42, 43, 44, 107, 120]
+#: How long each set-up runs, in seconds (3 unless listed).
+SECONDS = {BACKOFF: 20}
 #: Set-ups with no injected drop: the r1->k1 queue (packets waiting), and the window.
 QUEUES = {5: 20, 12: 64}
 #: The example's window and queue.
@@ -87,7 +97,8 @@ def ns2_trace(variant: str, ndrops: int, workdir: str, sink: str = "ack", queue:
     drops = " ".join(str(n - 1) for n in DROPS.get(ndrops, []))
     window = QUEUES.get(queue, WINDOW)
     qlimit = queue + 1 if queue in QUEUES else queue
-    cmd = ["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out, SINKS[sink][0] or "ack", str(window), str(qlimit)]
+    cmd = ["ns", os.path.join(HERE, "ns2", "fall_floyd.tcl"), variant, drops, out, SINKS[sink][0] or "ack", str(window), str(qlimit),
+           str(SECONDS.get(ndrops, 3))]  # fmt: skip
     subprocess.run(cmd, capture_output=True, check=True)
     rows = []
     with open(out) as f:
@@ -104,7 +115,7 @@ def tcplab_trace(variant: str, ndrops: int, overrides: dict, sink: str = "ack", 
 
     losses = {"losses.0.packets": DROPS[ndrops]} if ndrops else {"losses": []}
     setup = {"tcp.window": f"{QUEUES[queue]}pkt", "topology.links.1.queue": f"{queue}pkt"} if queue in QUEUES else {}
-    ov = {"tcp.cc": variant, **losses, **setup, **NS2_SETTINGS, **SINKS[sink][1], **overrides}
+    ov = {"tcp.cc": variant, **losses, **setup, "sim.duration": f"{SECONDS.get(ndrops, 3)}s", **NS2_SETTINGS, **SINKS[sink][1], **overrides}
     pk = tcplab.run(EXAMPLE, overrides=ov).packets
     pk = pk[pk.event.isin(["dequeue", "drop"])]
     return [("-" if e == "dequeue" else "d", round(float(t), 6), int(s) // MSS) for t, e, s in zip(pk.t, pk.event, pk.seq)]
@@ -151,7 +162,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         setups = [(QUEUE, nd) for nd in DROPS] + [(q, 0) for q in QUEUES]
         for queue, nd in setups:
-            for sink in SINKS:
+            for sink in ["ack"] if nd == BACKOFF else SINKS:
                 for v in VARIANTS:
                     ns2 = ns2_trace(v, nd, tmp, sink, queue)
                     reference += [(queue, sink, v, nd, *e) for e in ns2]

@@ -11,7 +11,7 @@
 # The flow starts at 0.5 s, so that the agents' set-up is over: subtract
 # 0.5 s from the trace's times.
 #
-# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE [delack|ack [WINDOW [QLIMIT]]]
+# usage: ns fall_floyd.tcl VARIANT "DROPS" TRACE_FILE [delack|ack [WINDOW [QLIMIT [SECONDS]]]]
 #   VARIANT: tahoe, reno, newreno or sack (Agent/TCP, /Reno, /Newreno,
 #   /Sack1 with TCPSink/Sack1); DROPS: e.g. "19 21" for the 20th and 22nd,
 #   or "" for none; delack: the sink delays ACKs (TCPSink/DelAck,
@@ -19,13 +19,14 @@
 #   SYN_immediate_ack_ off, as there is no SYN and the first data segment is
 #   no reason to hurry); WINDOW: window_ (20); QLIMIT: the r1->k1 queue's
 #   queue-limit (100), which ns-2's DropTail counts with the packet being
-#   sent, so QLIMIT - 1 wait.
+#   sent, so QLIMIT - 1 wait. SECONDS: how long the flow runs (3).
 # The trace is the r1->k1 queue's ('+' enqueue, '-' dequeue, 'd' drop).
 set variant [lindex $argv 0]
 set drops [lindex $argv 1]
 set delack [expr {[llength $argv] > 3 && [lindex $argv 3] == "delack"}]
 set window [expr {[llength $argv] > 4 ? [lindex $argv 4] : 20}]
 set qlimit [expr {[llength $argv] > 5 ? [lindex $argv 5] : 100}]
+set stop [expr {[llength $argv] > 6 ? [lindex $argv 6] + 0.5 : 3.5}]
 set da [expr {$delack ? "/DelAck" : ""}]
 set ns [new Simulator]
 set s1 [$ns node]
@@ -65,5 +66,5 @@ if {$drops != ""} { $ns lossmodel $em $r1 $k1 }
 set tf [open [lindex $argv 2] w]
 $ns trace-queue $r1 $k1 $tf
 $ns at 0.5 "$ftp start"
-$ns at 3.5 "close $tf; exit 0"
+$ns at $stop "close $tf; exit 0"
 $ns run

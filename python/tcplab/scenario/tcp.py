@@ -106,7 +106,8 @@ class Tcp(_Model):
     sample is the number of clock ticks it spans (clock_granularity is ns-2's
     tcpTick_), at least one; SRTT and RTTVAR are kept in eighths and quarters
     of a tick; RTO = SRTT + 4 RTTVAR in whole ticks, at least rto_min and two
-    ticks."""
+    ticks; once timeouts have backed the timer off past 8 times the RTO, the
+    next sample starts the estimate afresh (rtt_backoff)."""
     clock_phase: ClockPhase = "0s"
     """With rtt_estimator = 'ns2', where the clock's ticks fall: this long
     after each multiple of clock_granularity (less than one granularity), or

@@ -146,6 +146,22 @@ impl RttEstimator {
         self.rto
     }
 
+    /// A timeout has backed the timer off to 2^`backoff` times the RTO. With
+    /// `ns2_ticks`, as ns-2's `rtt_backoff`: once the factor is above 8, SRTT
+    /// is "clobbered" (added to RTTVAR and set to 0), so that the next sample
+    /// starts the estimate afresh (SRTT = sample, RTTVAR = sample / 2) and
+    /// until then SRTT reads 0; the RTO stays as it was until that sample.
+    /// RFC 6298 has no such rule.
+    pub fn on_backoff(&mut self, backoff: u32) {
+        if !self.cfg.ns2_ticks || backoff < 4 {
+            return;
+        }
+        if let Some(srtt8) = self.srtt {
+            self.rttvar = Dur::from_ns(self.rttvar.as_ns() + (srtt8.as_ns() >> 3));
+            self.srtt = Some(Dur::ZERO);
+        }
+    }
+
     /// The RTO after `backoff` doublings (RFC 6298 section 5.5), capped.
     pub fn backed_off(&self, backoff: u32) -> Dur {
         let f = 1u64.checked_shl(backoff).unwrap_or(u64::MAX);
@@ -264,5 +280,38 @@ mod tests {
         // tick, 212 again: 314 ms, as with every phase from there to 1 ms.
         assert_eq!(rto(600), Dur::from_ms(314));
         assert_eq!(rto(990), Dur::from_ms(314));
+    }
+
+    #[test]
+    fn ns2_backoff_past_eight_restarts_the_estimate_at_the_next_sample() {
+        let cfg = RttConfig { min_rto: Dur::ZERO, granularity: Dur::from_ms(100), ns2_ticks: true, ..Default::default() };
+        let at = |ms: u64| Time::ZERO + Dur::from_ms(ms);
+        let mut e = RttEstimator::new(cfg.clone());
+        e.sample(at(1000), Dur::from_ms(200)); // 2 ticks: t_srtt_ 16, t_rttvar_ 4, RTO 2 + 4 x 1 = 6 ticks
+        assert_eq!(e.rto(), Dur::from_ms(600));
+        // Backoffs of 2, 4 and 8 leave the estimate alone.
+        for b in 1..=3 {
+            e.on_backoff(b);
+        }
+        assert_eq!((e.srtt(), e.rttvar()), (Some(Dur::from_ms(200)), Dur::from_ms(100)));
+        // At 16, t_rttvar_ += t_srtt_ >> 3 (4 + 2 = 6 quarters) and t_srtt_ = 0;
+        // the RTO is unchanged until the next sample.
+        e.on_backoff(4);
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::ZERO), Dur::from_ms(150), Dur::from_ms(600)));
+        // Then a sample of 10 ticks starts afresh: SRTT 10, RTTVAR 5, RTO 30 ticks.
+        e.sample(at(3000), Dur::from_ms(1000));
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (Some(Dur::from_secs(1)), Dur::from_ms(500), Dur::from_secs(3)));
+        // Without the clobber the same sample is smoothed in: t_srtt_ 16 + 8 = 24 (3 ticks),
+        // t_rttvar_ 4 + 8 - 1 = 11 quarters, RTO (88 + 24) >> 3 = 14 ticks.
+        let mut f = RttEstimator::new(cfg);
+        f.sample(at(1000), Dur::from_ms(200));
+        f.on_backoff(3);
+        f.sample(at(3000), Dur::from_ms(1000));
+        assert_eq!((f.srtt(), f.rto()), (Some(Dur::from_ms(300)), Dur::from_ms(1400)));
+        // RFC 6298's estimator keeps its SRTT whatever the backoff.
+        let mut g = RttEstimator::new(RttConfig { min_rto: Dur::ZERO, ..Default::default() });
+        g.sample(at(1000), Dur::from_ms(200));
+        g.on_backoff(6);
+        assert_eq!(g.srtt(), Some(Dur::from_ms(200)));
     }
 }

@@ -1121,6 +1121,7 @@ impl Sender {
         self.sb_forget();
         // RFC 6298 (5.5): back off; (5.4) retransmit from the first unacknowledged byte.
         self.backoff = (self.backoff + 1).min(self.max_backoff);
+        self.rtt.on_backoff(self.backoff);
         self.snd_nxt = self.snd_una;
         self.restart_timer(now);
         self.restart_slow_start();
