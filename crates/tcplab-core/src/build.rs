@@ -78,7 +78,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         Ok(id)
     };
     let mut apps = Apps::default();
-    let mut tcp = Endpoints { seed: sc.seed, ..Default::default() };
+    let mut tcp = Endpoints::default();
     let mut app_index: HashMap<&str, u32> = HashMap::default();
     for (i, a) in sc.apps.iter().enumerate() {
         let field = format!("apps[{i}]");
@@ -136,7 +136,10 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
             }
             more.push((route(&f(), s, dst)?, route(&f(), dst, s)?, (RouteHead::NONE, RouteHead::NONE)));
         }
-        tcp.profiles.push(Profile { cfg, data_route, ack_route, heads: (RouteHead::NONE, RouteHead::NONE), open_bytes: request_bytes, more });
+        // Only a random clock phase needs the key (formatting it for each of 100,000 applications costs).
+        let clock_key = if cfg.clock_phase_random { crate::engine::rng::component_key(sc.seed, &format!("tcp/{}", a.name)) } else { 0 };
+        let heads = (RouteHead::NONE, RouteHead::NONE);
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, heads, open_bytes: request_bytes, more, clock_key, opened: 0 });
     }
     // Links by their ends (the first declared, for a pair declared twice):
     // only loss rules, the packet log and captures name links.

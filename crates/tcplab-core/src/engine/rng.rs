@@ -18,11 +18,17 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// One 64-bit draw for item `n` of a component, without a stream: SplitMix64's
-/// finalizer over (scenario seed, component, n), so each item's draw depends
-/// on nothing else.
-pub fn keyed_u64(seed: u64, component: &str, n: u64) -> u64 {
-    let mut z = (seed.rotate_left(32) ^ fnv1a(component.as_bytes())).wrapping_add(n.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
+/// The key of a component's draws (see [`keyed_u64`]): the scenario seed
+/// mixed with the component's stable name, as a stream is seeded.
+pub fn component_key(seed: u64, component: &str) -> u64 {
+    seed.rotate_left(32) ^ fnv1a(component.as_bytes())
+}
+
+/// One 64-bit draw for item `n` of the component whose key is `key`, without
+/// a stream: SplitMix64's finalizer over (key, n), so each item's draw
+/// depends on nothing else.
+pub fn keyed_u64(key: u64, n: u64) -> u64 {
+    let mut z = key.wrapping_add(n.wrapping_add(1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
@@ -68,15 +74,16 @@ mod tests {
 
     #[test]
     fn keyed_draws_depend_on_seed_component_and_item() {
-        let a = keyed_u64(1, "tcp/clock", 0);
-        assert_eq!(a, keyed_u64(1, "tcp/clock", 0));
-        assert_ne!(a, keyed_u64(2, "tcp/clock", 0));
-        assert_ne!(a, keyed_u64(1, "tcp/other", 0));
-        assert_ne!(a, keyed_u64(1, "tcp/clock", 1));
+        let a = keyed_u64(component_key(1, "tcp/a"), 0);
+        assert_eq!(a, keyed_u64(component_key(1, "tcp/a"), 0));
+        assert_ne!(a, keyed_u64(component_key(2, "tcp/a"), 0));
+        assert_ne!(a, keyed_u64(component_key(1, "tcp/b"), 0));
+        assert_ne!(a, keyed_u64(component_key(1, "tcp/a"), 1));
         // Uniform enough for a phase: 10,000 items spread over 10 bins, each within 10% of 1,000.
         let mut bins = [0u32; 10];
+        let key = component_key(7, "tcp/a");
         for n in 0..10_000 {
-            bins[(keyed_u64(7, "tcp/clock", n) % 10) as usize] += 1;
+            bins[(keyed_u64(key, n) % 10) as usize] += 1;
         }
         assert!(bins.iter().all(|&b| (900..=1100).contains(&b)), "{bins:?}");
     }

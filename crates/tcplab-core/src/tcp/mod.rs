@@ -40,6 +40,12 @@ pub struct Profile {
     /// The routes (data, ACK) and their heads from the owner's extra
     /// servers, in order: connections opened from server `i > 0` use entry `i - 1`.
     pub more: Vec<(u32, u32, (RouteHead, RouteHead))>,
+    /// With `cfg.clock_phase_random`, the key of the owner's clock phases
+    /// (`engine::rng::component_key` of the seed and "tcp/" and the
+    /// application's name), so that adding an application changes no other's.
+    pub clock_key: u64,
+    /// Connections opened so far: the next one's draw is item `opened`.
+    pub opened: u64,
 }
 
 #[derive(Default)]
@@ -47,8 +53,6 @@ pub struct Endpoints {
     /// One per owner (application).
     pub profiles: Vec<Profile>,
     pub conns: Vec<Connection>,
-    /// The run's seed, for what a connection draws when it is created.
-    pub seed: u64,
 }
 
 impl Endpoints {
@@ -75,7 +79,7 @@ impl Endpoints {
     /// not yet opened: returns its number.
     pub fn create(&mut self, owner: u32, server: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
         let id = self.conns.len() as u32;
-        let p = &self.profiles[owner as usize];
+        let p = &mut self.profiles[owner as usize];
         let (data, ack, first) = match server {
             0 => (p.data_route, p.ack_route, p.heads),
             i => p.more[i as usize - 1],
@@ -85,8 +89,9 @@ impl Endpoints {
         if p.cfg.clock_phase_random {
             // ns-2's boot_time_: Random::uniform(tcp_tick_) at the agent's reset.
             let tick = p.cfg.rtt.granularity.as_ns().max(1);
-            c.sender.rtt.set_phase(crate::engine::rng::keyed_u64(self.seed, "tcp/clock_phase", u64::from(id)) % tick);
+            c.sender.rtt.set_phase(crate::engine::rng::keyed_u64(p.clock_key, p.opened) % tick);
         }
+        p.opened += 1;
         self.conns.push(c);
         id
     }
@@ -97,13 +102,17 @@ mod tests {
     use super::*;
     use crate::time::Dur;
 
-    fn endpoints(seed: u64, random: bool) -> Endpoints {
+    fn profile(seed: u64, random: bool, name: &str) -> Profile {
         let mut cfg = TcpConfig { clock_phase_random: random, ..Default::default() };
         cfg.rtt.granularity = Dur::from_ms(100);
         cfg.rtt.phase_ns = 5_000_000;
         let none = (RouteHead::NONE, RouteHead::NONE);
-        let profile = Profile { cfg, data_route: 0, ack_route: 1, heads: none, open_bytes: 0, more: Vec::new() };
-        Endpoints { profiles: vec![profile], conns: Vec::new(), seed }
+        let clock_key = crate::engine::rng::component_key(seed, &format!("tcp/{name}"));
+        Profile { cfg, data_route: 0, ack_route: 1, heads: none, open_bytes: 0, more: Vec::new(), clock_key, opened: 0 }
+    }
+
+    fn endpoints(seed: u64, random: bool) -> Endpoints {
+        Endpoints { profiles: vec![profile(seed, random, "a")], conns: Vec::new() }
     }
 
     fn phases(e: &mut Endpoints, n: u32) -> Vec<u64> {
@@ -129,5 +138,21 @@ mod tests {
         assert_ne!(a, phases(&mut endpoints(2, true), 50));
         // Spread over the tick: 50 draws put some in each half.
         assert!(a.iter().any(|&p| p < 50_000_000) && a.iter().any(|&p| p >= 50_000_000));
+    }
+
+    #[test]
+    fn an_owners_clock_phases_do_not_depend_on_other_owners_connections() {
+        let alone = phases(&mut endpoints(1, true), 4);
+        // A second owner with its own key opens connections between the first one's.
+        let mut e = endpoints(1, true);
+        e.profiles.push(profile(1, true, "b"));
+        for _ in 0..4 {
+            e.create(1, 0, Some(1000), 0, Time::ZERO);
+            e.create(0, 0, Some(1000), 0, Time::ZERO);
+        }
+        let mine: Vec<u64> = e.conns.iter().filter(|c| c.owner == 0).map(|c| c.sender.rtt.phase_ns()).collect();
+        let theirs: Vec<u64> = e.conns.iter().filter(|c| c.owner == 1).map(|c| c.sender.rtt.phase_ns()).collect();
+        assert_eq!(mine, alone);
+        assert_ne!(theirs, alone);
     }
 }
