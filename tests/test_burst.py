@@ -56,7 +56,7 @@ def test_each_replication_of_a_sweep_draws_its_own_start(tmp_path) -> None:
     sw = sweep_from_configs("b", str(tmp_path / "s.duckdb"), [({"n": 2}, doc)], replications=5)
     from tcplab.sweep import execute
 
-    starts = [float(execute(r.core_json)["tables"]["flows"].start_s.iloc[0]) for r in sw.runs]
+    starts = [execute(r.core_json)["tables"]["flows"].column("start_s")[0].as_py() for r in sw.runs]
     assert len(set(starts)) == 5 and all(1.0 <= s <= 3.0 for s in starts)
 
 

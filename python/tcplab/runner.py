@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .errors import TcplabError
 from .store import Store
-from .sweep import Run, Sweep, execute
+from .sweep import Run, Sweep, execute, execute_many
 
 #: A finished run: the run, its payload (None if it failed) and its error.
 Outcome = tuple[Run, "dict[str, Any] | None", "str | None"]
@@ -63,10 +63,19 @@ def _die_with_parent(parent: int) -> None:
 WRITE_AT_RUNS = 64
 WRITE_AT_WORK_S = 0.05
 
+#: A worker is handed runs in tasks of about this many seconds of
+#: simulation (judged from the runs finished so far; one run per task until
+#: then, and for runs longer than this), at most TASK_MAX_RUNS: each task
+#: costs the process pool a few milliseconds of hand-over, as much as a
+#: short run's simulation.
+TASK_S = 0.05
+TASK_MAX_RUNS = 64
+
 
 def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
     """Yield, as runs finish, the batch of (run, payload, error) finished
-    since the last yield. At most max(2 jobs, 16) runs are in flight, so the
+    since the last yield. Runs go to the workers in tasks of several short
+    runs (`TASK_S`), and at most max(2 jobs, 16) tasks are in flight, so the
     workers keep busy while the store writes the last batch."""
     if jobs == 1:
         for r in runs:
@@ -77,25 +86,38 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
         return
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
-        pending: dict[Any, Run] = {}
-        it = iter(runs)
+        pending: dict[Any, list[Run]] = {}
+        left = iter(runs)
         depth = max(2 * jobs, 16)
-        for r in it:
-            pending[pool.submit(execute, r.core_json)] = r
-            if len(pending) >= depth:
-                break
+        sim_s, finished_runs = 0.0, 0
+
+        def submit() -> bool:
+            size = 1 if not finished_runs else max(1, min(TASK_MAX_RUNS, int(TASK_S * finished_runs / max(sim_s, 1e-9))))
+            task = [r for _, r in zip(range(size), left)]
+            if task:
+                pending[pool.submit(execute_many, [r.core_json for r in task])] = task
+            return bool(task)
+
+        while len(pending) < depth and submit():
+            pass
         while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            done, _ = wait(pending, return_when=FIRST_COMPLETED)
             batch: list[Outcome] = []
-            for f in finished:
-                r = pending.pop(f)
+            for f in done:
+                task = pending.pop(f)
                 err = f.exception()
                 if isinstance(err, BrokenProcessPool):  # no run's own failure: no worker is left
                     raise TcplabError(f"a worker process of the sweep stopped unexpectedly (killed, out of memory, or {GUARD_HINT})") from err
-                batch.append((r, (None if err else f.result()), (f"{type(err).__name__}: {err}" if err else None)))
-                nxt = next(it, None)
-                if nxt is not None:
-                    pending[pool.submit(execute, nxt.core_json)] = nxt
+                if err:
+                    batch += [(r, None, f"{type(err).__name__}: {err}") for r in task]
+                    continue
+                for r, (payload, error) in zip(task, f.result()):
+                    batch.append((r, payload, error))
+                    if payload is not None:
+                        sim_s += payload["wall_s"]
+                        finished_runs += 1
+            while len(pending) < depth and submit():
+                pass
             yield batch
     finally:
         pool.shutdown(wait=False, cancel_futures=True)

@@ -34,10 +34,15 @@ import numpy as np
 import pandas as pd
 
 from .errors import TcplabError, field_path
+from .metrics import METRICS, jain_index, run_metrics  # noqa: F401 - re-exported: the store's metrics
 
 #: A run's result tables, stored for every run; and its instrumentation,
 #: stored when the sweep asks for traces (`Result`'s tables of those names).
 RESULT_TABLES = ("flows", "links", "pages", "ports")
+#: The columns of the ``runs`` table, in order, with their Arrow types.
+_RUN_COLUMNS = {"run_id": "string", "sweep": "string", "config_id": "string", "rep": "int32", "seed": "uint64", "factors": "string",
+                "status": "string", "error": "string", "wall_s": "float64", "events": "uint64", "sim_seconds": "float64",
+                "packets_created": "uint64"}  # fmt: skip
 TRACE_TABLES = ("traces", "packets", "web100")
 
 SCHEMA = """
@@ -53,75 +58,20 @@ CREATE TABLE IF NOT EXISTS sweep_runs (
 );
 """
 
-#: Per-run metrics written to the ``metrics`` table.
-METRICS = {
-    "fct_s": "median completion time of the completed transfers (s)",
-    "fct_mean_s": "mean completion time of the completed transfers (s)",
-    "completed": "number of completed transfers",
-    "goodput_bps": "bits delivered to receivers per simulated second",
-    "utilization": "utilization of the busiest link",
-    "drop_rate": "drops / arrivals at the busiest link",
-    "jain": "Jain's fairness index of the transfers' goodputs",
-    "efficiency": "goodput over the busiest link's rate",
-    "power": "goodput_bps / fct_s (network power)",
-    "page_delay_s": "median delay of the completed pages (web pages; a persistent client's transfers) (s)",
-}
-
-
 class StoreError(TcplabError):
     """The results store cannot be opened or read."""
 
 
-def jain_index(x: Any) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one takes all."""
-    a = np.asarray(x, dtype=float)
-    if a.size == 0 or not np.any(a):
-        return float("nan")
-    return float(a.sum() ** 2 / (a.size * np.square(a).sum()))
+def _with_run_ids(tables: list[Any], runs: list[str]) -> Any:
+    """One pyarrow Table of the runs' tables (pyarrow Tables or DataFrames),
+    with the run_id of each row first: a column of null type in one run
+    (no value in any row) takes its type from the others."""
+    import pyarrow as pa
 
-
-def _median(x: np.ndarray) -> float:
-    x = x[~np.isnan(x)]
-    return float(np.median(x)) if x.size else float("nan")
-
-
-def _mean(x: np.ndarray) -> float:
-    x = x[~np.isnan(x)]
-    return float(x.mean()) if x.size else float("nan")
-
-
-def run_metrics(flows: pd.DataFrame, links: pd.DataFrame, pages: pd.DataFrame, engine: dict[str, Any]) -> dict[str, float]:
-    """The per-run summaries of :data:`METRICS`, computed with NumPy on the
-    tables' columns (NaN left out of medians and means): the same values
-    whatever optional accelerators pandas has, and a fraction of its cost
-    on the small tables of a run."""
-    sim_s = float(engine["sim_seconds"])
-    completed = flows["completed"].to_numpy(dtype=bool)
-    fct_done = flows["fct_s"].to_numpy(dtype=float)[completed]
-    fct = _median(fct_done)
-    goodput = float(flows["bytes_delivered"].to_numpy(dtype=np.int64).sum()) * 8 / sim_s if sim_s > 0 else float("nan")
-    nan = float("nan")
-    util = drop = eff = nan
-    if len(links):
-        utilization = links["utilization"].to_numpy(dtype=float)
-        b = int(np.nanargmax(utilization))
-        util = float(utilization[b])
-        arrivals = int(links["arrivals"].iat[b])
-        drop = float(int(links["drops"].iat[b]) / arrivals) if arrivals else nan
-        eff = goodput / float(links["rate_bps"].iat[b])
-    page_done = pages["completed"].to_numpy(dtype=bool)
-    return {
-        "fct_s": fct,
-        "fct_mean_s": _mean(fct_done),
-        "completed": float(completed.sum()),
-        "goodput_bps": goodput,
-        "utilization": util,
-        "drop_rate": drop,
-        "jain": jain_index(flows["goodput_bps"]),
-        "efficiency": eff,
-        "power": goodput / fct if fct and fct == fct else nan,
-        "page_delay_s": _median(pages["delay_s"].to_numpy(dtype=float)[page_done]),
-    }
+    tables = [t if isinstance(t, pa.Table) else pa.Table.from_pandas(t, preserve_index=False) for t in tables]
+    data = pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
+    ids = np.repeat(np.array(runs, dtype=object), [t.num_rows for t in tables])
+    return data.add_column(0, "run_id", pa.array(ids, type=pa.string()))
 
 
 #: How long opening a store waits for another process's lock.
@@ -255,13 +205,10 @@ class Store:
     def tables(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT table_name FROM information_schema.tables ORDER BY table_name").fetchall()]
 
-    def _insert_df(self, table: str, df: pd.DataFrame) -> None:
-        if df.empty:
-            return
-        import pyarrow as pa
-
-        # DuckDB reads Arrow natively; a pandas frame costs it a slow scan per insert.
-        self.con.register("_df", pa.Table.from_pandas(df, preserve_index=False))
+    def _insert_arrow(self, table: str, data: Any) -> None:
+        """Insert a pyarrow Table (DuckDB reads Arrow natively), creating
+        `table` from it the first time."""
+        self.con.register("_df", data)
         try:
             if table not in self._tables:
                 self.con.execute(f"CREATE TABLE {table} AS SELECT * FROM _df")
@@ -300,17 +247,11 @@ class Store:
         finally:
             self.con.unregister("_cols")
 
-    def _insert_rows(self, table: str, rows: list[tuple]) -> None:
-        """Insert rows in one statement."""
-        width = len(rows[0])
-        marks = ", ".join("(" + ", ".join("?" * width) + ")" for _ in rows)
-        self.con.execute(f"INSERT INTO {table} VALUES {marks}", [v for r in rows for v in r])
-
     def write_runs(self, sweep: str, done: list[tuple[Any, dict[str, Any] | None, str | None]], traces: bool) -> None:
         """Write finished runs, each (run, payload, error), all of them or
-        none, in one transaction: a run is stored whole or not at all."""
-        import pandas as pd
-
+        none, in one transaction: a run is stored whole or not at all. A
+        payload's tables are pyarrow Tables or DataFrames (see
+        :func:`tcplab.sweep.execute`)."""
         if not done:
             return
         self.con.execute("BEGIN TRANSACTION")
@@ -324,9 +265,9 @@ class Store:
                 for t in ("factors", "metrics", *RESULT_TABLES, *TRACE_TABLES):
                     if t in self._tables:
                         self.con.execute(f"DELETE FROM {t} WHERE run_id = ?", [run_id])
-            # Each table's frames, and the run each frame is of: the run_id
+            # Each table's per-run tables, and the run each is of: the run_id
             # column is added once per table and batch, not once per run.
-            frames: dict[str, tuple[list[pd.DataFrame], list[str]]] = {}
+            frames: dict[str, tuple[list[Any], list[str]]] = {}
             metrics: dict[str, list[Any]] = {"run_id": [], "metric": [], "value": []}
             factors: dict[str, list[Any]] = {"run_id": [], "name": [], "value": []}
             runs = []
@@ -352,14 +293,12 @@ class Store:
                     factors["name"].append(k)
                     factors["value"].append(json.dumps(v))
             for table, (dfs, of) in frames.items():
-                df = pd.concat(dfs, ignore_index=True) if len(dfs) > 1 else dfs[0].copy(deep=False)
-                df.insert(0, "run_id", np.repeat(np.array(of, dtype=object), [len(d) for d in dfs]))
-                self._insert_df(table, df)
+                self._insert_arrow(table, _with_run_ids(dfs, of))
             if metrics["run_id"]:
                 self._insert_columns("metrics", metrics, {"run_id": "string", "metric": "string", "value": "float64"})
             if factors["run_id"]:
                 self._insert_columns("factors", factors, {"run_id": "string", "name": "string", "value": "string"})
-            self._insert_rows("runs", runs)
+            self._insert_columns("runs", dict(zip(_RUN_COLUMNS, zip(*runs))), _RUN_COLUMNS)
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
