@@ -18,13 +18,16 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FieldProblem, ScenarioError, SweepError
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
 from .scenario.loading import _problems_from
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 class _M(BaseModel):
@@ -81,6 +84,16 @@ def derive_seed(base_seed: int, rep: int) -> int:
 
 def _hash(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
+
+
+def _replications(sc: Any, replications: int, seed: int) -> "Iterator[tuple[int, int, str, str]]":
+    """Each replication of a validated scenario: (rep, its seed, the run id,
+    the core JSON). The scenario is put in core form once; only the seed
+    differs between its runs."""
+    base = sc.to_core()
+    for rep in range(replications):
+        core = {**base, "seed": derive_seed(seed, rep)}
+        yield rep, core["seed"], _hash(core), json.dumps(core, sort_keys=True)
 
 
 def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
@@ -158,12 +171,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         # A point that leaves a factor unset runs with the base's value: its
         # label says which, not a blank.
         labels = {n: levels[n] if n in levels else _base_level(base, sc, n) for n in names}
-        for rep in range(s.replications):
-            seed = derive_seed(s.seed, rep)
-            core = sc.to_core()
-            core["seed"] = seed
-            core_json = json.dumps(core, sort_keys=True)
-            run_id = _hash(core)
+        for rep, seed, run_id, core_json in _replications(sc, s.replications, s.seed):
             if rep == 0 and first_of.setdefault(run_id, ci) != ci:
                 twin = first_of[run_id]
                 problems.append(_twins(f"points[{twin}]" if s.design == "points" else "factors", configs[twin], where, levels))
@@ -285,11 +293,8 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
         if sc.trace.pcap:
             raise SweepError([FieldProblem(f"configuration ({lv}): trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)], name)
         config_id = _hash(levels)
-        for rep in range(replications):
-            core = sc.to_core()
-            core["seed"] = derive_seed(seed, rep)
-            run_id = _hash(core)
+        for rep, run_seed, run_id, core_json in _replications(sc, replications, seed):
             if rep == 0 and first_of.setdefault(run_id, ci) != ci and not shared_runs:
                 raise SweepError([_twins("configuration", configs[first_of[run_id]][0], "configuration", levels)], name)
-            sweep.runs.append(Run(run_id, config_id, rep, core["seed"], levels, json.dumps(core, sort_keys=True)))
+            sweep.runs.append(Run(run_id, config_id, rep, run_seed, levels, core_json))
     return sweep

@@ -143,22 +143,26 @@ def scenarios(quick: bool = False) -> list[tuple[dict[str, Any], dict[str, Any]]
 # Per-run metrics.
 
 
-def burst_metrics(flows: "pd.DataFrame") -> dict[str, float]:
-    """One burst's metrics from its flows (start_s, end_s, fct_s, bytes_delivered,
-    completed, timeouts, retx_pkts): elapsed time (start to the last completion;
-    NaN if a flow did not complete), Jain's index of the flows' throughputs
-    (NaN for one flow), the longest flow's throughput, timeouts and retransmissions."""
-    done = bool(flows.completed.all())
-    thr = flows.bytes_delivered * 8 / flows.fct_s
-    longest = flows.fct_s.idxmax() if done else None
+def burst_metrics(flows: Any) -> dict[str, float]:
+    """One burst's metrics from its flows (a DataFrame, or columns by name:
+    start_s, end_s, fct_s, bytes_delivered, completed, timeouts, retx_pkts):
+    elapsed time (start to the last completion; NaN if a flow did not
+    complete), Jain's index of the flows' throughputs (NaN for one flow), the
+    longest flow's throughput, timeouts and retransmissions."""
+    import numpy as np
+
+    fct = np.asarray(flows["fct_s"], dtype=float)
+    done = bool(np.asarray(flows["completed"], dtype=bool).all())
+    thr = np.asarray(flows["bytes_delivered"]) * 8 / fct
+    nan = float("nan")
     return {
-        "elapsed": float(flows.end_s.max() - flows.start_s.min()) if done else float("nan"),
-        "fair_within": jain(thr) if done and len(flows) > 1 else float("nan"),
-        "longest_tput": float(thr[longest]) if done else float("nan"),
-        "timeouts": float(flows.timeouts.sum()),
-        "retx": float(flows.retx_pkts.sum()),
+        "elapsed": float(np.max(flows["end_s"]) - np.min(flows["start_s"])) if done else nan,
+        "fair_within": jain(thr) if done and len(fct) > 1 else nan,
+        "longest_tput": float(thr[int(np.argmax(fct))]) if done else nan,
+        "timeouts": float(np.sum(flows["timeouts"])),
+        "retx": float(np.sum(flows["retx_pkts"])),
         "completed": float(done),
-        "n_flows": float(len(flows)),
+        "n_flows": float(len(fct)),
     }
 
 
@@ -168,8 +172,10 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
     (Jain's index of their longest flows' throughputs) on both rows of n+n runs."""
     import json
 
-    from ..store import open_read
+    import numpy as np
     import pandas as pd
+
+    from ..store import open_read
 
     con = open_read(store)
     try:
@@ -177,16 +183,31 @@ def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
         f = con.execute(
             "SELECT f.run_id, r.factors, f.app, f.start_s, f.end_s, f.fct_s, f.bytes_delivered, f.completed, f.timeouts, f.retx_pkts "
             "FROM flows f JOIN runs r USING (run_id) JOIN wanted USING (run_id) WHERE r.status = 'ok' AND f.app IN ('first', 'later') "
-            "ORDER BY f.run_id, f.id"
+            "ORDER BY f.run_id, f.app, f.id"
         ).df()
     finally:
         con.close()
+    # Each (run, burst)'s flows are one slice of the columns, in the flows' order.
+    cols = {c: f[c].to_numpy() for c in ("start_s", "end_s", "fct_s", "bytes_delivered", "completed", "timeouts", "retx_pkts")}
+    run, app, factors = f.run_id.to_numpy(), f.app.to_numpy(), f.factors.to_numpy()
+    starts = np.flatnonzero(np.r_[True, (run[1:] != run[:-1]) | (app[1:] != app[:-1])]) if len(f) else np.empty(0, int)
+    ends = np.r_[starts[1:], len(f)]
+    levels: dict[str, dict[str, Any]] = {}
     rows = []
-    for (run_id, app), g in f.groupby(["run_id", "app"], sort=True):
-        rows.append({"run_id": run_id, **json.loads(g.factors.iloc[0]), "burst": app, **burst_metrics(g)})
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        run_id = run[a]
+        if run_id not in levels:
+            levels[run_id] = json.loads(factors[a])
+        rows.append({"run_id": run_id, **levels[run_id], "burst": app[a], **burst_metrics({c: v[a:b] for c, v in cols.items()})})
     df = pd.DataFrame(rows)
-    between = df.groupby("run_id").longest_tput.agg(lambda x: jain(x) if len(x) == 2 and x.notna().all() else float("nan"))
-    df["fair_between"] = df.run_id.map(between)
+    # Rows come by run, 'first' before 'later': a run's two bursts are neighbours.
+    longest, ids = df.longest_tput.to_numpy(), df.run_id.to_numpy()
+    between: dict[str, float] = {}
+    for i, run_id in enumerate(ids):
+        pair = i + 1 < len(ids) and ids[i + 1] == run_id and (i == 0 or ids[i - 1] != run_id) and (i + 2 >= len(ids) or ids[i + 2] != run_id)
+        if pair and not np.isnan(longest[i : i + 2]).any():
+            between[run_id] = jain(longest[i : i + 2])
+    df["fair_between"] = [between.get(r, float("nan")) for r in ids]
     return df
 
 
@@ -217,16 +238,21 @@ def quartile_table(df: "pd.DataFrame", metric: str) -> "pd.DataFrame":
     quartiles of `metric`, the signs at each quartile, and incomplete runs."""
     import pandas as pd
 
+    import numpy as np
+
     d = df if metric != "fair_between" else df[(df.burst == "later") & (df.workload == "n+n")].assign(burst="-")
     rows = []
     for key, g in d.groupby(["workload", "profile", "buffer", "n", "burst"], sort=False):
         row: dict[str, Any] = dict(zip(["workload", "profile", "buffer", "n", "burst"], key))
+        iw, values = g.iw.to_numpy(), g[metric].to_numpy(dtype=float)
         q = {}
-        for iw in IWS:
-            x = g[g.iw == iw][metric].dropna()
-            q[iw] = [float(x.quantile(p)) if len(x) else float("nan") for p in (0.25, 0.5, 0.75)]
-            row.update({f"iw{iw}_q1": q[iw][0], f"iw{iw}_median": q[iw][1], f"iw{iw}_q3": q[iw][2]})
-            row[f"iw{iw}_missing"] = int(g[g.iw == iw][metric].isna().sum())
+        for w in IWS:
+            x = values[iw == w]
+            have = x[~np.isnan(x)]
+            # Linear interpolation between order statistics, as pandas' quantile.
+            q[w] = [float(v) for v in np.percentile(have, (25, 50, 75))] if have.size else [float("nan")] * 3
+            row.update({f"iw{w}_q1": q[w][0], f"iw{w}_median": q[w][1], f"iw{w}_q3": q[w][2]})
+            row[f"iw{w}_missing"] = int(x.size - have.size)
         row["signs"] = "".join(sign(a, b, metric) for a, b in zip(q[3], q[10]))
         rows.append(row)
     out = pd.DataFrame(rows)
