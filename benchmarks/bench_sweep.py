@@ -8,6 +8,11 @@
 2. Speedup: a 40-run sweep of a heavier scenario (100 Reno flows on a
    45 Mb/s dumbbell; about a second of simulation each) with --jobs 1 and
    --jobs 2, wall time of the whole sweep including worker start-up.
+3. Short runs on 2 workers: 2,000 runs of a study's kind (a 10 kB transfer
+   over a 2 Mb/s, 70 ms link; a few milliseconds of simulation each) with
+   --jobs 2, worker start-up included: what the pool's hand-over, the
+   tables and the store cost per run when they, not the simulation, decide
+   a sweep's time.
 
     python benchmarks/bench_sweep.py
 
@@ -57,6 +62,23 @@ def _toml_scenario(sc: dict) -> str:
     return "\n".join(lines)
 
 
+SHORT = """
+[sim]
+duration = "30s"
+[topology]
+type = "dumbbell"
+bottleneck = { rate = "2Mbps", delay = "70ms", queue = "24pkt" }
+[tcp]
+cc = "sack"
+[[apps]]
+type = "bulk"
+src = "s0"
+dst = "k0"
+size = "10kB"
+start = { type = "uniform", min = "0s", max = "1s" }
+"""
+
+
 def sweep_file(d: Path, base: str, name: str, runs: int) -> Path:
     (d / f"{name}-base.toml").write_text(base)
     p = d / f"{name}.toml"
@@ -90,6 +112,10 @@ def main() -> int:
         _, w2, _ = timed_sweep(p, str(d / "heavy-j2.duckdb"), 2)
         print(f"heavy runs: 40 runs of {sim1 / 40:.2f} s simulation each")
         print(f"  --jobs 1: {w1:.1f} s; --jobs 2: {w2:.1f} s; speedup {w1 / w2:.2f}x (target 1.8x)")
+        p = sweep_file(d, SHORT, "short", 2000)
+        _, w, sim = timed_sweep(p, str(d / "short.duckdb"), 2)
+        print(f"short runs: 2000 runs with --jobs 2 in {w:.2f} s; simulation {sim:.2f} s in all ({sim / 2000 * 1e3:.2f} ms a run)")
+        print(f"  wall time per run on 2 workers: {w / 2000 * 1e3:.2f} ms")
     return 0
 
 
