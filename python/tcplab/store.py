@@ -39,11 +39,11 @@ from .metrics import METRICS, jain_index, run_metrics  # noqa: F401 - re-exporte
 #: A run's result tables, stored for every run; and its instrumentation,
 #: stored when the sweep asks for traces (`Result`'s tables of those names).
 RESULT_TABLES = ("flows", "links", "pages", "ports")
+TRACE_TABLES = ("traces", "packets", "web100")
 #: The columns of the ``runs`` table, in order, with their Arrow types.
 _RUN_COLUMNS = {"run_id": "string", "sweep": "string", "config_id": "string", "rep": "int32", "seed": "uint64", "factors": "string",
                 "status": "string", "error": "string", "wall_s": "float64", "events": "uint64", "sim_seconds": "float64",
                 "packets_created": "uint64"}  # fmt: skip
-TRACE_TABLES = ("traces", "packets", "web100")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -63,12 +63,11 @@ class StoreError(TcplabError):
 
 
 def _with_run_ids(tables: list[Any], runs: list[str]) -> Any:
-    """One pyarrow Table of the runs' tables (pyarrow Tables or DataFrames),
-    with the run_id of each row first: a column of null type in one run
-    (no value in any row) takes its type from the others."""
+    """One pyarrow Table of the runs' tables, with the run_id of each row
+    first: a column of null type in one run (no value in any row) takes its
+    type from the others."""
     import pyarrow as pa
 
-    tables = [t if isinstance(t, pa.Table) else pa.Table.from_pandas(t, preserve_index=False) for t in tables]
     data = pa.concat_tables(tables, promote_options="default") if len(tables) > 1 else tables[0]
     ids = np.repeat(np.array(runs, dtype=object), [t.num_rows for t in tables])
     return data.add_column(0, "run_id", pa.array(ids, type=pa.string()))
@@ -250,8 +249,7 @@ class Store:
     def write_runs(self, sweep: str, done: list[tuple[Any, dict[str, Any] | None, str | None]], traces: bool) -> None:
         """Write finished runs, each (run, payload, error), all of them or
         none, in one transaction: a run is stored whole or not at all. A
-        payload's tables are pyarrow Tables or DataFrames (see
-        :func:`tcplab.sweep.execute`)."""
+        payload is what :func:`tcplab.sweep.execute` returns."""
         if not done:
             return
         self.con.execute("BEGIN TRANSACTION")
