@@ -79,10 +79,7 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
     workers keep busy while the store writes the last batch."""
     if jobs == 1:
         for r in runs:
-            try:
-                yield [(r, execute(r.core_json), None)]
-            except Exception as e:  # noqa: BLE001 - a failed run is recorded, not fatal
-                yield [(r, None, f"{type(e).__name__}: {e}")]
+            yield [(r, *execute_many([r.core_json])[0])]
         return
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
     try:
