@@ -126,6 +126,49 @@ def test_applications_that_differ_get_their_own_templates() -> None:
     assert "tcp" not in core["app_templates"][0]
 
 
+def test_mixed_kinds_and_unnamed_applications_pack_as_the_plain_form_gives_them() -> None:
+    """Runs of like applications broken by another kind, by other settings and
+    by missing names: the packed columns name each application as the plain
+    form does (appN where unnamed), and loading them by runs gives the
+    scenario that validating each one gives."""
+    doc = _like(90)
+    for i in (30, 31, 32):
+        doc["apps"][i] = {"type": "burst", "name": f"b{i}", "src": f"s{i}", "dst": f"k{i}", "flows": 2, "total": "40kB", "start": "1s"}
+    for i in (40, 41):
+        del doc["apps"][i]["name"]
+    doc["apps"][50]["size"] = "100kB"
+    sc = validate(doc)
+    every = tcplab.scenario.Scenario.model_validate(doc)
+    assert sc.model_dump() == every.model_dump()
+    assert [a.model_fields_set for a in sc.apps] == [a.model_fields_set for a in every.apps]
+    packed, plain = sc.to_core(packed=True), sc.to_core()
+    cols, tmpl = packed["app_columns"], packed["app_templates"]
+    # Runs: 0-29, 30-32 (bursts), 33-49 (names missing in two change nothing else), 50, 51-89.
+    assert len(tmpl) == 5
+    assert cols["template"][29:34] == [0, 1, 1, 1, 2] and cols["template"][49:52] == [2, 3, 4]
+    assert cols["name"] == [a["name"] for a in plain["apps"]]
+    assert cols["name"][40:42] == ["app40", "app41"]
+    nodes = packed["nodes"]
+    for i, a in enumerate(plain["apps"]):
+        t = tmpl[cols["template"][i]]
+        assert (nodes[cols["src"][i]], nodes[cols["dst"][i]]) == (a["src"], a["dst"])
+        assert {k: v for k, v in a.items() if k not in ("name", "src", "dst", "tcp")} == t
+    assert tcplab.run(doc).flows.equals(tcplab.run(tcplab.scenario.Scenario.model_validate(doc)).flows)
+
+
+def test_the_shared_tcp_settings_are_checked_once_and_named_by_their_first_user() -> None:
+    """The core builds the shared [tcp] once; a bad one is reported against the
+    first application that uses it, whichever the form."""
+    doc = tcplab.load(_like(3)).to_core(packed=True)
+    doc["tcp"]["cc"] = "bogus"
+    with pytest.raises(ScenarioError, match=r"apps\[0\]\.tcp\.cc.*'bogus' is not a congestion control"):
+        tcplab.api.run_core(json.dumps(doc))
+    doc["app_templates"].append({**doc["app_templates"][0], "tcp": {**doc["tcp"], "cc": "reno"}})
+    doc["app_columns"]["template"][0] = 1  # the first application brings its own, valid settings
+    with pytest.raises(ScenarioError, match=r"apps\[1\]\.tcp\.cc"):
+        tcplab.api.run_core(json.dumps(doc))
+
+
 def test_the_core_checks_packed_indices() -> None:
     sc = tcplab.load(_like(2))
     doc = sc.to_core(packed=True)

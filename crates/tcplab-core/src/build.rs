@@ -10,7 +10,7 @@ use crate::net::capture::Captures;
 use crate::net::{Link, LossRule, Network, PacketKind, Tap};
 use crate::scenario::{LossSpec, Scenario};
 use crate::stats::Tracer;
-use crate::tcp::{Endpoints, Profile};
+use crate::tcp::{Endpoints, Profile, TcpConfig};
 use crate::time::{Dur, Time};
 use crate::engine::fxhash::FastMap as HashMap;
 
@@ -80,6 +80,7 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     let mut apps = Apps::default();
     let mut tcp = Endpoints::default();
     let mut app_index: HashMap<&str, u32> = HashMap::default();
+    let mut shared_cfg: Option<TcpConfig> = None;
     for (i, a) in sc.apps.iter().enumerate() {
         let field = format!("apps[{i}]");
         let (src, dst) = match a.node_ids {
@@ -92,7 +93,15 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         if app_index.insert(a.name.as_str(), i as u32).is_some() {
             return Err(invalid(format!("{field}.name"), format!("'{}' is used twice", a.name)));
         }
-        let cfg = sc.app_tcp(i)?.build(&format!("{field}.tcp"))?;
+        // The shared settings are checked and built once, for the first
+        // application that uses them (whose field an error names).
+        let cfg = match &a.tcp {
+            Some(own) => own.build(&format!("{field}.tcp"))?,
+            None => match &shared_cfg {
+                Some(c) => TcpConfig::clone(c),
+                None => TcpConfig::clone(shared_cfg.insert(sc.app_tcp(i)?.build(&format!("{field}.tcp"))?)),
+            },
+        };
         let (data_route, ack_route) = (route(&field, src, dst)?, route(&field, dst, src)?);
         let request_bytes = u32::try_from(a.request_bytes).map_err(|_| invalid(format!("{field}.request"), "is too large"))?;
         let mut rng = RngStream::new(sc.seed, &format!("app/{}", a.name));

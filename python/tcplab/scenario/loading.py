@@ -4,6 +4,7 @@ validation errors that name each bad field, its value and what is allowed."""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import math
 import operator
@@ -158,7 +159,14 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
         raise ScenarioError("a scenario is a table (dictionary) of tables", source)
     try:
         apps = _like_apps(doc.get("apps"))
-        sc = Scenario.model_validate(doc if apps is None else {**doc, "apps": apps})
+        if apps is None:
+            sc = Scenario.model_validate(doc)
+        else:
+            # Every application is a validated model already, which the list's
+            # validation would pass through one by one: give it the first, then
+            # the whole list.
+            sc = Scenario.model_validate({**doc, "apps": apps[:1]})
+            sc.__dict__["apps"] = apps
     except ValidationError as e:
         if apps is not None:  # report against the document as written
             try:
@@ -180,49 +188,66 @@ def _like_apps(apps: Any) -> list[Any] | None:
     """Applications validated once per run of neighbours that differ only in
     name, src and dst: a scenario of 100,000 like flows validates one and
     copies it. None (validate them all the usual way) when any is not a
-    table or fails validation, so errors name the field as written."""
-    if not isinstance(apps, list) or len(apps) < 64:
+    table, has a name or node that is not a string, or fails validation, so
+    errors name the field as written.
+
+    The runs are found by C-level maps over the whole list (neighbours with
+    equal keys, then equal other settings), not by a Python loop: at 100,000
+    applications each pass of the loop was a noticeable part of set-up."""
+    if not isinstance(apps, list) or len(apps) < 64 or set(map(type, apps)) != {dict}:
         return None
+    n = len(apps)
+    keys = list(map(dict.keys, apps))
+    key_runs = _runs(keys, n)
     out: list[Any] = []
-    last: Any = None
-    last_keys: Any = None
-    last_rest: Any = None
-    rest: Any = None
-    ident: Any = None
-    for a in apps:
-        if not isinstance(a, dict):
+    for s, e in zip(key_runs, key_runs[1:]):
+        first = apps[s]
+        names = [k for k in _IDENTITY if k in first]
+        rest, ident = _tuple_getter([k for k in first if k not in _IDENTITY]), _tuple_getter(names)
+        part = apps[s:e]
+        idents = list(map(ident, part))
+        if names and set(map(type, itertools.chain.from_iterable(idents))) != {str}:
             return None
-        if last is not None and a.keys() == last_keys and rest(a) == last_rest:
-            vals = ident(a)
-            if tuple(map(type, vals)) == strs:
-                # A shallow copy of the template, as copy.copy makes one (these
-                # models have no extra or private fields), with its identity
-                # replaced. The nested settings are shared: nothing changes them.
-                d = base.copy()
-                d.update(zip(names, vals))
-                m = new(cls)
-                setattr_(m, "__dict__", d)
-                setattr_(m, "__pydantic_extra__", None)
-                setattr_(m, "__pydantic_fields_set__", fields_set.copy())
-                setattr_(m, "__pydantic_private__", None)
-                out.append(m)
-                continue
-        if not _APP:
-            _APP.append(TypeAdapter(App))
-        try:
-            last = _APP[0].validate_python(a)
-        except ValidationError:
-            return None
-        out.append(last)
-        # What the next applications are compared with and copied from.
-        last_keys = a.keys()
-        others = [k for k in a if k not in _IDENTITY]
-        names = [k for k in _IDENTITY if k in a]
-        rest, ident = _tuple_getter(others), _tuple_getter(names)
-        strs = (str,) * len(names)
-        last_rest = rest(a)
-        cls, base = type(last), last.__dict__
-        fields_set = last.__pydantic_fields_set__ | set(names)
+        runs = _runs(list(map(rest, part)), e - s)
+        for p, q in zip(runs, runs[1:]):
+            if not _APP:
+                _APP.append(TypeAdapter(App))
+            try:
+                m = _APP[0].validate_python(part[p])
+            except ValidationError:
+                return None
+            out.append(m)
+            if q - p > 1:
+                out += _copies(m, names, idents[p + 1 : q])
+    return out
+
+
+def _runs(values: list[Any], n: int) -> list[int]:
+    """Where each run of equal neighbours in `values` starts, and then n."""
+    return [0, *(i + 1 for i, same in enumerate(map(operator.eq, values, values[1:])) if not same), n]
+
+
+def _copies(m: Any, names: list[str], idents: list[tuple[Any, ...]]) -> list[Any]:
+    """Copies of model `m` with the values `idents` at `names`: shallow, as
+    copy.copy makes them (these models have no extra or private fields). The
+    nested settings are shared: nothing changes them."""
+    cls, base = type(m), m.__dict__
+    fields_set = m.__pydantic_fields_set__ | set(names)
+    out = []
+    add = out.append
+    three = names == list(_IDENTITY)
+    for vals in idents:
+        if three:
+            d = {**base, "name": vals[0], "src": vals[1], "dst": vals[2]}
+        else:
+            d = base.copy()
+            d.update(zip(names, vals))
+        c = new(cls)
+        setattr_(c, "__dict__", d)
+        setattr_(c, "__pydantic_extra__", None)
+        setattr_(c, "__pydantic_fields_set__", set(fields_set))
+        setattr_(c, "__pydantic_private__", None)
+        add(c)
     return out
 
 
