@@ -20,7 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import FieldProblem, ScenarioError, field_path
 from .apps import App
-from .model import Scenario
+from .model import Scenario, runs_of_equal
 
 def _is_duckdb(p: Path) -> bool:
     """Whether the file starts as a DuckDB database does ('DUCK' at offset 8)."""
@@ -196,9 +196,8 @@ def _like_apps(apps: Any) -> list[Any] | None:
     applications each pass of the loop was a noticeable part of set-up."""
     if not isinstance(apps, list) or len(apps) < 64 or set(map(type, apps)) != {dict}:
         return None
-    n = len(apps)
     keys = list(map(dict.keys, apps))
-    key_runs = _runs(keys, n)
+    key_runs = runs_of_equal(keys)
     out: list[Any] = []
     for s, e in zip(key_runs, key_runs[1:]):
         first = apps[s]
@@ -208,7 +207,7 @@ def _like_apps(apps: Any) -> list[Any] | None:
         idents = list(map(ident, part))
         if names and set(map(type, itertools.chain.from_iterable(idents))) != {str}:
             return None
-        runs = _runs(list(map(rest, part)), e - s)
+        runs = runs_of_equal(list(map(rest, part)))
         for p, q in zip(runs, runs[1:]):
             if not _APP:
                 _APP.append(TypeAdapter(App))
@@ -220,11 +219,6 @@ def _like_apps(apps: Any) -> list[Any] | None:
             if q - p > 1:
                 out += _copies(m, names, idents[p + 1 : q])
     return out
-
-
-def _runs(values: list[Any], n: int) -> list[int]:
-    """Where each run of equal neighbours in `values` starts, and then n."""
-    return [0, *(i + 1 for i, same in enumerate(map(operator.eq, values, values[1:])) if not same), n]
 
 
 def _copies(m: Any, names: list[str], idents: list[tuple[Any, ...]]) -> list[Any]:
