@@ -118,8 +118,17 @@ impl Router {
 
     /// The links from `src` to `dst`, or `None` if `dst` is unreachable.
     pub fn path(&mut self, src: u32, dst: u32) -> Option<Vec<u32>> {
+        let mut path = Vec::new();
+        self.path_into(src, dst, &mut path).then_some(path)
+    }
+
+    /// As [`Router::path`], into `path` (cleared first), so that building
+    /// every route of a large scenario reuses one buffer; false if `dst` is
+    /// unreachable.
+    pub fn path_into(&mut self, src: u32, dst: u32, path: &mut Vec<u32>) -> bool {
+        path.clear();
         if src == dst {
-            return Some(Vec::new());
+            return true;
         }
         // A stub is reached through its node, unless the path starts there.
         let (root, last) = match self.stub[dst as usize] {
@@ -129,9 +138,8 @@ impl Router {
         self.tree(root);
         let (t, to) = (&self.trees[&root], &self.to);
         if t.dist[src as usize] == u32::MAX {
-            return None;
+            return false;
         }
-        let mut path = Vec::with_capacity(t.dist[src as usize] as usize + 1);
         let mut at = src;
         while at != root {
             let link = t.next[at as usize];
@@ -139,7 +147,7 @@ impl Router {
             at = to[link as usize];
         }
         path.extend(last);
-        Some(path)
+        true
     }
 }
 #[cfg(test)]
