@@ -234,7 +234,7 @@ def _checked(doc: dict[str, Any], apps: Sequence[str] | None) -> Any:
     """The scenario of `doc`, with each of `apps` (the --app options) checked
     against its applications' names."""
     sc = load(doc)
-    names = [sc.app_name(i) for i in range(len(sc.apps))]
+    names = sc.app_names()
     unknown = [a for a in apps or () if a not in names]
     if unknown:
         shown = ", ".join(names[:10]) + (f", ... ({len(names)} applications)" if len(names) > 10 else "")

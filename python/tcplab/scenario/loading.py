@@ -20,7 +20,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import FieldProblem, ScenarioError, field_path
 from .apps import App
-from .model import Scenario, runs_of_equal
+from .model import _IDENTITY, Scenario, runs_of_equal
 
 def _is_duckdb(p: Path) -> bool:
     """Whether the file starts as a DuckDB database does ('DUCK' at offset 8)."""
@@ -180,7 +180,6 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
     return sc
 
 
-_IDENTITY = ("name", "src", "dst")
 _APP: list[TypeAdapter[Any]] = []  # built on first use: large scenarios only
 
 

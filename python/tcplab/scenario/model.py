@@ -50,6 +50,14 @@ class Scenario(_Model):
     def app_name(self, i: int) -> str:
         return self.apps[i].name or f"app{i}"
 
+    def app_names(self) -> list[str]:
+        """Every application's name, appN where it has none (by a C-level
+        map: this runs at set-up over 100,000 applications)."""
+        names = list(map(_NAME, self.apps))
+        if None in names or "" in names:
+            names = [n or f"app{i}" for i, n in enumerate(names)]
+        return names
+
     # -- semantic checks that need the whole scenario
     def problems(self) -> list[FieldProblem]:
         out: list[FieldProblem] = []
@@ -83,9 +91,7 @@ class Scenario(_Model):
         dsts = list(map(_DST, apps))
         kinds = set(map(type, apps))
         extra = [(a.dst, s) for a in apps if type(a) is BurstApp for s in a.extra_src] if BurstApp in kinds else []  # a burst's more servers
-        names = list(map(_NAME, apps))
-        if None in names or "" in names:
-            names = [n or f"app{i}" for i, n in enumerate(names)]
+        names = self.app_names()
         tcps = list(map(_TCP, apps))
         sound = (
             known.issuperset(srcs) and known.issuperset(dsts) and all(map(str.__ne__, srcs, dsts))
@@ -162,7 +168,7 @@ class Scenario(_Model):
                                             units.format_duration(a.cycle), True))  # fmt: skip
         # Link names only matter to loss rules and the packet log.
         links = self.link_names() if self.losses or self.trace.links or self.trace.pcap else set()
-        app_names = [self.app_name(i) for i in range(len(self.apps))] if self.losses or self.trace.apps else []
+        app_names = self.app_names() if self.losses or self.trace.apps else []
         listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
         for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed:
             for k, name in enumerate(names):
@@ -277,9 +283,7 @@ class Scenario(_Model):
                 tmpl["tcp"] = _core_tcp(t)
             templates.append(tmpl)
             which += [k] * (end - i)
-        names = list(map(operator.itemgetter("name"), dicts))
-        if None in names or "" in names:  # an unnamed application is appN, as everywhere
-            names = [n or f"app{i}" for i, n in enumerate(names)]
+        names = self.app_names()
         srcs = list(map(index, map(operator.itemgetter("src"), dicts)))
         dsts = list(map(index, map(operator.itemgetter("dst"), dicts)))
         body = {
