@@ -22,6 +22,49 @@ def test_run_prints_summary_tables() -> None:
     assert "r0→r1" in r.output
 
 
+def test_summary_rows_are_the_runs_own_figures() -> None:
+    """The summary's flow rows come from the result: each flow's row, its
+    bottleneck row, and the engine line, in the boxed layout."""
+    r = CliRunner().invoke(main, ["run", EXAMPLE])
+    res = tcplab.run(EXAMPLE)
+    lines = r.output.splitlines()
+    f = res.flows
+    assert len(f) == 8 and lines[0] == "Transfers (8)"  # the FTP-like client's files are flows of their own
+    assert lines[1].startswith("┏━━━━┳") and lines[3].startswith("┡━━━━╇")
+    header = [c.strip() for c in lines[2].strip("┃").split("┃")]
+    assert header == ["id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR"]
+    rows = [[c.strip() for c in line.strip("│").split("│")] for line in lines[4:12]]
+    assert lines[12].startswith("└")
+    assert [row[1] for row in rows] == list(f.app)
+    assert [int(row[10]) for row in rows] == list(f.data_pkts)
+    assert [int(row[11]) for row in rows] == list(f.retx_pkts)
+    assert lines[-1].startswith("Engine: 60 simulated s, " + f"{res.engine['events']:,} events")
+
+
+def test_text_table_layout_clips_text_to_fit_and_centres_the_caption() -> None:
+    from tcplab.text_table import TextTable, cell_len
+
+    t = TextTable("T", [("name", False), ("n", True)], caption="two rows")
+    t.add_row("alpha", "1")
+    t.add_row("βeta-long-name", "22")
+    assert t.render(80).splitlines() == [
+        "T",
+        "┏━━━━━━━━━━━━━━━━┳━━━━┓",
+        "┃ name           ┃  n ┃",
+        "┡━━━━━━━━━━━━━━━━╇━━━━┩",
+        "│ alpha          │  1 │",
+        "│ βeta-long-name │ 22 │",
+        "└────────────────┴────┘",
+        "        two rows",
+    ]
+    # 17 columns: the text column gives up what the table lacks; numbers stay whole.
+    narrow = t.render(17).splitlines()
+    assert narrow[5] == "│ βeta-lo… │ 22 │" and {len(x) for x in narrow[1:7]} == {17}
+    assert cell_len("表a") == 3
+    with pytest.raises(ValueError, match="a row of 1 cells for 2 columns"):
+        t.add_row("x")
+
+
 def test_json_matches_python_api() -> None:
     r = CliRunner().invoke(main, ["run", EXAMPLE, "--json"])
     assert r.exit_code == 0

@@ -118,7 +118,7 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
     if as_json:
         click.echo(res.to_json())
     else:
-        print_summary(res, _console(132))
+        print_summary(res, _terminal_width(132))
 
 
 @main.command("plot")
@@ -401,21 +401,32 @@ def _si(x: float, unit: str) -> str:
     return f"{x:.3g} {unit}"
 
 
-def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None:
+def _terminal_width(default: int) -> int:
+    """The terminal's width when printing to one, else `default`."""
+    if sys.stdout.isatty():
+        import shutil
+
+        return shutil.get_terminal_size((default, 24)).columns
+    return default
+
+
+def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     """Readable tables of flows and the busiest links, a line on the web
     pages and one per ATM switch port, and the engine counters."""
-    from rich.table import Table
-
     from .api import rows_of
+    from .text_table import TextTable
+
+    def bold(text: str) -> str:
+        return click.style(text, bold=True)  # echo drops the styling where stdout is no terminal
 
     # From the result columns themselves: a summary needs no pandas (start-up
     # time), and turns only the rows it shows into dictionaries.
     fc = res.data["flows"]
     n_flows = len(fc.get("id", []))
     flows = rows_of(fc, range(min(n_flows, max_rows)))
-    t = Table(title=f"Transfers ({n_flows})", title_justify="left")
-    for col in ("id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR"):
-        t.add_column(col, justify="left" if col in ("app", "src→dst", "cc") else "right")
+    left = ("app", "src→dst", "cc")
+    cols = ("id", "app", "src→dst", "cc", "iw", "bytes", "delivered", "start s", "fct s", "goodput", "pkts", "retx", "RTOs", "FR")
+    t = TextTable(f"Transfers ({n_flows})", [(c, c not in left) for c in cols])
     for r in flows[:max_rows]:
         t.add_row(
             str(r["id"]), r["app"], f"{r['src']}→{r['dst']}", r["cc"], f"{r['iw']:g}",
@@ -434,13 +445,12 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
     if gave_up:
         notes.append(f"{gave_up} gave up: a retransmission went unanswered tcp.max_retries times")
     t.caption = "; ".join(notes) or None
-    console.print(t)
+    click.echo(t.render(width))
     lc = res.data["links"]
     used = [i for i, a in enumerate(lc.get("arrivals", [])) if a > 0]
     busy = rows_of(lc, sorted(used, key=lambda i: (-lc["utilization"][i], lc["id"][i]))[:8])
-    lt = Table(title="Busiest links", title_justify="left")
-    for col in ("link", "rate", "delay", "util %", "pkts out", "drops", "drop %", "avg q", "max q"):
-        lt.add_column(col, justify="left" if col == "link" else "right")
+    cols = ("link", "rate", "delay", "util %", "pkts out", "drops", "drop %", "avg q", "max q")
+    lt = TextTable("Busiest links", [(c, c != "link") for c in cols])
     for r in busy:
         drop_pct = 100 * r["drops"] / r["arrivals"] if r["arrivals"] else 0.0
         lt.add_row(
@@ -449,28 +459,25 @@ def print_summary(res: "Result", console: "Console", max_rows: int = 20) -> None
         )  # fmt: skip
     if res.data.get("ports", {}).get("link"):
         lt.caption = "avg q and max q: packets waiting; on an ATM switch port (" + ", ".join(n.replace("->", "→") for n in res.data["ports"]["link"]) + "), cells"
-    console.print(lt)
+    click.echo(lt.render(width))
     pc = res.data.get("pages", {})
     if pc.get("id"):
         import statistics
 
         delays = sorted(d for d, ok in zip(pc["delay_s"], pc["completed"]) if ok)
-        line = f"[bold]Pages[/bold]: {len(pc['id']):,} of {len(set(pc['app']))} application(s), {len(delays):,} completed"
+        line = f"{bold('Pages')}: {len(pc['id']):,} of {len(set(pc['app']))} application(s), {len(delays):,} completed"
         if delays:
             q1, median, q3 = statistics.quantiles(delays, n=4) if len(delays) > 1 else (delays[0],) * 3
             line += f"; delay median {median:.3f} s, quartiles {q1:.3f}-{q3:.3f} s"
-        console.print(line)
+        click.echo(line)
     for r in rows_of(res.data.get("ports", {}), range(len(res.data.get("ports", {}).get("link", [])))):
-        console.print(f"[bold]Port[/bold] {r['link'].replace('->', '→')} ({r['policy']}, {r['buffer_cells']:,} cells): {r['frames']:,} frames, "
-                      f"{r['early_drops']:,} refused early, {r['ppd_frames']:,} cut (PPD); cells {r['dropped_cells']:,} dropped, "
-                      f"{r['wasted_cells']:,} wasted")  # fmt: skip
+        click.echo(f"{bold('Port')} {r['link'].replace('->', '→')} ({r['policy']}, {r['buffer_cells']:,} cells): {r['frames']:,} frames, "
+                   f"{r['early_drops']:,} refused early, {r['ppd_frames']:,} cut (PPD); cells {r['dropped_cells']:,} dropped, "
+                   f"{r['wasted_cells']:,} wasted")  # fmt: skip
     e = res.engine
-    console.print(
-        f"[bold]Engine[/bold]: {e['sim_seconds']:g} simulated s, {e['events']:,} events, "
-        f"{e['packets_created']:,} packets, {e['wall_seconds']:.3f} wall s"
-    )
+    click.echo(f"{bold('Engine')}: {e['sim_seconds']:g} simulated s, {e['events']:,} events, {e['packets_created']:,} packets, {e['wall_seconds']:.3f} wall s")
     for c in res.data.get("captures", []):
-        console.print(f"[bold]Capture[/bold] {c['link']}: {c['file']} ({c['packets']:,} packets), drops in {c['drops_file']} ({c['drops']:,})")
+        click.echo(f"{bold('Capture')} {c['link']}: {c['file']} ({c['packets']:,} packets), drops in {c['drops_file']} ({c['drops']:,})")
 
 
 if __name__ == "__main__":  # pragma: no cover
