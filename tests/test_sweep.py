@@ -703,6 +703,16 @@ def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_
     assert list(a["flows"].columns[:2]) == ["run_id", "id"]
 
 
+def test_finished_runs_wait_for_a_write_worth_its_cost() -> None:
+    """A write is due once the waiting runs took 0.05 s to simulate and four
+    times as long as the last write took, or once 256 runs wait."""
+    from tcplab.runner import write_due
+
+    assert not write_due(10, 0.049, 0.0) and write_due(10, 0.05, 0.0)  # the first write: the floor
+    assert not write_due(10, 0.05, 0.1) and not write_due(10, 0.399, 0.1) and write_due(10, 0.4, 0.1)
+    assert not write_due(255, 0.0, 1.0) and write_due(256, 0.0, 1.0)
+
+
 def test_run_metrics_on_hand_built_tables() -> None:
     """The store's per-run metrics, worked by hand: medians and means of the
     completed transfers and pages only, the busiest link the first of those

@@ -4,6 +4,7 @@ a progress bar, clean interruption, and resumption from the store."""
 from __future__ import annotations
 
 import os
+import time
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -36,7 +37,6 @@ def _die_with_parent(parent: int) -> None:
     SIGKILL when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and in
     case the parent died before that was set, a thread watches the parent."""
     import threading
-    import time
 
     try:
         import ctypes
@@ -56,12 +56,23 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, daemon=True, name="tcplab-parent-watch").start()
 
 
-#: Finished runs wait to be written together until this many have finished
-#: or their simulations took this many seconds in all: a write costs the
-#: store several statements whatever it holds, and a killed sweep loses no
-#: more than that much finished work (and what was running).
-WRITE_AT_RUNS = 64
+#: Finished runs wait to be written together until this many have finished,
+#: or until their simulations took WRITE_AT_WORK_S seconds in all and
+#: WRITE_COST_RATIO times as long as the last write took. A write costs the
+#: store several statements and a commit whatever it holds (0.02-1 s on a
+#: slow disk as the store grows, more than many a run's simulation), so the
+#: parent spends at most about a quarter as long writing as the workers
+#: spent on what it writes; and a sweep killed with SIGKILL loses no more
+#: than that much finished work (and what was running).
+WRITE_AT_RUNS = 256
 WRITE_AT_WORK_S = 0.05
+WRITE_COST_RATIO = 4.0
+
+
+def write_due(waiting: int, work_s: float, last_write_s: float) -> bool:
+    """Whether `waiting` finished runs, which took `work_s` seconds to
+    simulate, are written now, the last write having taken `last_write_s`."""
+    return waiting >= WRITE_AT_RUNS or work_s >= max(WRITE_AT_WORK_S, WRITE_COST_RATIO * last_write_s)
 
 #: A worker is handed runs in tasks of about this many seconds of
 #: simulation (judged from the runs finished so far; one run per task until
@@ -266,13 +277,15 @@ def _run(sweep: Sweep, jobs: int | None, backend: str, scheduler: str | None, pr
                         if on_result:
                             on_result(run)
 
-            work = 0.0
+            work, write_s = 0.0, 0.0
             try:
                 for batch in stream:
                     waiting += batch
                     work += sum(payload["wall_s"] for _, payload, _ in batch if payload is not None)
-                    if len(waiting) >= WRITE_AT_RUNS or work >= WRITE_AT_WORK_S:
+                    if write_due(len(waiting), work, write_s):
+                        t0 = time.perf_counter()
                         store_waiting()
+                        write_s = time.perf_counter() - t0
                         work = 0.0
                 if waiting:
                     store_waiting()
