@@ -36,7 +36,7 @@ class _Prebuilt:
     """A field type's validation and serialization, built into a core schema
     once and given to each field of the type: built per field from
     validators and serializers in the annotation, the models' 180 fields
-    took 30 ms more of every process's start on a slow machine."""
+    took about 20 ms more of every process's start on a slow machine."""
 
     __slots__ = ("schema",)
 
@@ -45,7 +45,7 @@ class _Prebuilt:
         self.schema = cs.no_info_before_validator_function(parse, inner, serialization=ser)
 
     def __get_pydantic_core_schema__(self, source: object, handler: object) -> cs.CoreSchema:
-        return {**self.schema}  # each field its own top level, where schema building would annotate it
+        return {**self.schema}  # a copy per field: what building one field's schema adds reaches no other
 
 
 def _ser(fmt, none: str | None = None):
