@@ -11,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
-from tcplab.analysis import allocation_of_variation, fairness_vs_max_min, max_min_fair, summarize
+from tcplab.analysis import _median_ci, allocation_of_variation, fairness_vs_max_min, max_min_fair, sem, summarize, t_interval, t_ppf
 from tcplab.store import jain_index
 
 
@@ -145,3 +145,40 @@ def test_max_min_fair_shares_hand_example() -> None:
     # Fairness against the max-min shares: perfect when throughputs equal them.
     assert fairness_vs_max_min([0.5, 0.5, 0.75, 0.75], [0.5, 0.5, 0.75, 0.75]) == pytest.approx(1.0)
     assert fairness_vs_max_min([1.0, 0.0, 0.75, 0.75], [0.5, 0.5, 0.75, 0.75]) < 0.8
+
+
+def test_intervals_equal_scipy_stats_to_the_last_bit() -> None:
+    """The intervals are computed without importing scipy.stats, as it computes them:
+    t-intervals and quantiles, the standard error, and the median's percentile
+    bootstrap (same resamples from the same seed, same quantile arithmetic)."""
+    from scipy import stats
+
+    rng = np.random.default_rng(7)
+    checked = 0
+    for trial in range(400):
+        n = int(rng.integers(2, 60))
+        x = [rng.normal(size=n), rng.integers(0, 4, size=n).astype(float), np.round(rng.lognormal(size=n), 3), rng.pareto(1.2, size=n)][trial % 4]
+        if np.all(x == x[0]):
+            continue
+        conf, n_boot, seed = [0.95, 0.9, 0.99][trial % 3], [2000, 999, 50][trial % 3], int(rng.integers(0, 2**31))
+        b = stats.bootstrap((x,), np.median, confidence_level=conf, n_resamples=n_boot, method="percentile", random_state=seed)
+        assert _median_ci(x, conf, n_boot, seed) == (float(b.confidence_interval.low), float(b.confidence_interval.high))
+        mean = float(np.mean(x))
+        assert sem(x) == float(stats.sem(x))
+        lo, hi = stats.t.interval(conf, n - 1, loc=mean, scale=stats.sem(x))
+        assert t_interval(conf, n - 1, mean, sem(x)) == (float(lo), float(hi))
+        assert t_ppf(conf, n - 1) == float(stats.t.ppf(conf, n - 1))
+        checked += 1
+    assert checked > 350
+
+
+def test_the_analysis_does_not_import_scipy_stats() -> None:
+    """scipy.stats takes about a second to import; summaries and the studies' tables do without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, pandas as pd; from tcplab.analysis import summarize; "
+            "summarize(pd.DataFrame({'c': [1, 1, 2, 2], 'y': [1.0, 2.0, 3.0, 5.0]}), ['c'], 'y'); "
+            "print('scipy.stats' in sys.modules)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

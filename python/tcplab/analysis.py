@@ -1,7 +1,9 @@
 """Statistics over replications, fairness, and full-factorial analysis of variation.
 
-Intervals come from scipy (t-intervals for means, bootstrap for medians and
-quantiles); the analysis of variation follows Jain, *The Art of Computer
+Intervals: t-intervals for means (Student's t quantiles from
+`scipy.special.stdtrit`) and percentile-bootstrap intervals for medians,
+each computed as `scipy.stats` computes it, to the last bit (a test compares
+them), without importing `scipy.stats` (about 1 s); the analysis of variation follows Jain, *The Art of Computer
 Systems Performance Analysis*, chapters 20-22 (effects as deviations of
 level means from the grand mean, sums of squares, allocation of variation),
 with effect confidence intervals from a statsmodels least-squares fit with
@@ -16,20 +18,56 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .store import all_numbers, jain_index
 
-__all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "allocation_of_variation", "Anova"]
+__all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "allocation_of_variation", "Anova", "t_ppf", "t_interval", "sem"]
+
+
+def t_ppf(q: float, dof: float) -> float:
+    """Student's t quantile: `scipy.stats.t.ppf(q, dof)`."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(dof, q))
+
+
+def sem(x: np.ndarray) -> float:
+    """The standard error of the mean: `scipy.stats.sem(x)` (ddof 1)."""
+    return float(np.std(x, ddof=1) / len(x) ** 0.5)
+
+
+def t_interval(conf: float, dof: float, loc: float, scale: float) -> tuple[float, float]:
+    """`scipy.stats.t.interval(conf, dof, loc=loc, scale=scale)`: the
+    quantiles (1 - conf) / 2 and (1 + conf) / 2, scaled and shifted."""
+    from scipy.special import stdtrit
+
+    lo, hi = stdtrit(dof, np.array([(1.0 - conf) / 2, (1.0 + conf) / 2]))
+    return float(lo * scale + loc), float(hi * scale + loc)
 
 
 def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[float, float]:
-    if len(x) < 2:
+    """A percentile-bootstrap interval of the median, as `scipy.stats.bootstrap((x,),
+    np.median, method="percentile", random_state=seed)` draws and bounds it:
+    `n_boot` resamples of indices from a `RandomState(seed)` in one batch,
+    then the resampled medians' quantiles by Hyndman and Fan's definition 7
+    in scipy's arithmetic."""
+    n = len(x)
+    if n < 2:
         return float("nan"), float("nan")  # one run: no interval
     if np.all(x == x[0]):
         return float(x[0]), float(x[0])
-    r = stats.bootstrap((x,), np.median, confidence_level=conf, n_resamples=n_boot, method="percentile", random_state=seed)
-    return float(r.confidence_interval.low), float(r.confidence_interval.high)
+    idx = np.random.RandomState(seed).randint(0, n, size=(n_boot, n), dtype=np.int64)
+    y = np.sort(np.median(x[idx], axis=-1))
+    alpha = (1 - conf) / 2
+    p = np.array([alpha, 1 - alpha])
+    jg = p * n_boot + (1 - p)
+    jp1 = jg // 1
+    j = jp1 - 1
+    g = np.where(j < 0, 0.0, jg % 1)
+    j = np.clip(j, 0.0, n_boot - 1).astype(np.int64)
+    jp1 = np.clip(jp1, 0.0, n_boot - 1).astype(np.int64)
+    lo, hi = (1 - g) * y[j] + g * y[jp1]
+    return float(lo), float(hi)
 
 
 def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
@@ -46,7 +84,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
         row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,)))
         mean = float(np.mean(x)) if n else float("nan")
         if n >= 2 and np.std(x, ddof=1) > 0:
-            lo, hi = stats.t.interval(conf, n - 1, loc=mean, scale=stats.sem(x))
+            lo, hi = t_interval(conf, n - 1, loc=mean, scale=sem(x))
         elif n >= 2:
             lo = hi = mean  # every run alike
         else:

@@ -307,7 +307,7 @@ def anova(df: "pd.DataFrame", y: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
     confidence intervals)."""
     import numpy as np
     import pandas as pd
-    from scipy import stats
+    from ..analysis import t_ppf
 
     a, b, c = FACTORS
     mu = df[y].mean()
@@ -333,7 +333,7 @@ def anova(df: "pd.DataFrame", y: str) -> tuple["pd.DataFrame", "pd.DataFrame"]:
     shares = pd.DataFrame(rows, columns=["effect", "SS", "df"])
     shares["percent"] = 100 * shares.SS / sst if sst > 0 else 0.0
     se = np.sqrt(max(sse, 0.0) / dfe) if dfe > 0 else float("nan")
-    tq = stats.t.ppf(0.95, dfe) if dfe > 0 else float("nan")
+    tq = t_ppf(0.95, dfe) if dfe > 0 else float("nan")
     eff = []
     for f in FACTORS:
         for lvl, m in df.groupby(f)[y].mean().items():

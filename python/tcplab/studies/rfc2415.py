@@ -423,12 +423,12 @@ def tables(df: "pd.DataFrame") -> dict[str, "pd.DataFrame"]:
 
 
 def _hw(x: "pd.Series") -> float:
-    from scipy import stats
+    from ..analysis import sem, t_interval
 
     x = x.dropna()
     if len(x) < 2 or x.std() == 0:
         return 0.0
-    lo, hi = stats.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=stats.sem(x))
+    lo, hi = t_interval(0.95, len(x) - 1, loc=x.mean(), scale=sem(x.to_numpy(dtype=float)))
     return float((hi - lo) / 2)
 
 
