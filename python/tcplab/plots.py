@@ -30,6 +30,11 @@ def save_figure(fig: Any, path: Path, dpi: float | None = None) -> Path:
     names its elements from a fixed salt, so the same figure gives the same
     bytes."""
     fig.tight_layout()
+    # tight_layout leaves a placeholder layout engine behind, for which
+    # savefig lays the whole figure out once more before it draws it (a
+    # third pass, with every text's layout and a legend's best place); the
+    # layout is done, so drop the engine.
+    fig.set_layout_engine(None)
     svg = Path(path).suffix.lower() == ".svg"
     with matplotlib.rc_context({"svg.hashsalt": "tcplab"} if svg else {}):
         fig.savefig(path, dpi=dpi, metadata={"Date": None} if svg else None)
