@@ -171,6 +171,22 @@ def test_a_failed_run_in_a_task_of_several_fails_alone(tmp_path) -> None:
     assert none is None and payload is not None and json.dumps(payload["metrics"]) == json.dumps(execute(good)["metrics"])
 
 
+def test_a_worker_runs_without_the_scenario_models_or_the_store(tmp_path) -> None:
+    """A pool's worker imports tcplab.worker for its initializer and tasks, and a run
+    there needs neither pydantic (the scenario models) nor duckdb (the store): each
+    would cost every worker of every sweep a fraction of a second before its first run."""
+    good = load_sweep(write_sweep(tmp_path, duration="1s", reps=1, factors='"tcp.iw" = [1]')).runs[0].core_json
+    (tmp_path / "core.json").write_text(good)
+    code = ("import sys, json; from tcplab.worker import die_with_parent, execute_many; "
+            f"[(p, e)] = execute_many([open({str(tmp_path / 'core.json')!r}).read()]); "
+            "print(json.dumps([e, sorted(m for m in ('pydantic', 'duckdb', 'tcplab.scenario', 'tcplab.store', 'rich') if m in sys.modules), p['metrics']]))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    error, imported, metrics = json.loads(out)
+    from tcplab.sweep import execute
+
+    assert error is None and imported == [] and json.dumps(metrics) == json.dumps(execute(good)["metrics"])
+
+
 def test_resume_after_sigkill(tmp_path) -> None:
     path = write_sweep(tmp_path, duration="60s", reps=4)
     total = len(load_sweep(path).runs)

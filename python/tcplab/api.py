@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 from . import _core
 from ._bulk import no_gc
 from .errors import FieldProblem, InternalError, ScenarioError, UsageError
-from .scenario import Scenario, load
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
     import pandas as pd
+
+    from .scenario import Scenario
 
 
 #: The result columns that may hold no value (a transfer of unbounded size, a
@@ -356,6 +357,8 @@ def run(
     """
     if pcap is not None and not isinstance(pcap, (str, os.PathLike)):
         raise TypeError(f"pcap is a directory's path (str or pathlib.Path), not {type(pcap).__name__}")
+    from .scenario import load  # not at import: a sweep's worker runs the core without the scenario models
+
     with no_gc():
         sc = load(scenario, overrides, seed)
     pcap_dir = None

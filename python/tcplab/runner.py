@@ -16,7 +16,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from .errors import TcplabError
 from .store import Store
-from .sweep import Run, Sweep, execute, execute_many
+from .sweep import Run, Sweep
+from .worker import die_with_parent, execute, execute_many
 
 #: A finished run: the run, its payload (None if it failed) and its error.
 Outcome = tuple[Run, "dict[str, Any] | None", "str | None"]
@@ -29,31 +30,6 @@ class SweepReport:
     done: int
     failed: int
     interrupted: bool
-
-
-def _die_with_parent(parent: int) -> None:
-    """A worker's initializer: exit when the sweep that started it is gone,
-    even if it was killed with SIGKILL. On Linux the kernel sends this worker
-    SIGKILL when its parent dies (prctl PR_SET_PDEATHSIG); elsewhere, and in
-    case the parent died before that was set, a thread watches the parent."""
-    import threading
-
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    if os.getppid() != parent:
-        os._exit(1)
-    threading.Thread(target=watch, daemon=True, name="tcplab-parent-watch").start()
 
 
 #: Finished runs wait to be written together until this many have finished,
@@ -92,7 +68,7 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
         for r in runs:
             yield [(r, *execute_many([r.core_json])[0])]
         return
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=_die_with_parent, initargs=(os.getpid(),))
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         pending: dict[Any, list[Run]] = {}
         left = iter(runs)
