@@ -239,3 +239,18 @@ def test_a_dataframe_is_the_callers_to_change() -> None:
     first.loc[0, "bytes_delivered"] = -1
     assert int(res.flows.bytes_delivered.iloc[0]) == delivered
     assert res.raw["flows"][0]["bytes_delivered"] == delivered
+
+
+def test_an_application_setting_a_shared_field_to_none_writes_it_as_the_shared_table_does() -> None:
+    """A per-application [tcp] key whose value parses to None ('inf' ssthresh, 'none'
+    retries, a 'random' clock phase) is written back as written, and the written
+    scenario loads as the same one; a key left unset is written as None."""
+    over = {"apps.0.tcp.ssthresh": "inf", "apps.0.tcp.max_retries": "none", "apps.0.tcp.clock_phase": "random", "apps.0.tcp.iw": 4}
+    from tests.golden_cases import ROOT
+
+    sc = tcplab.load(ROOT / "examples" / "dumbbell-bulk.toml", over)
+    written = sc.model_dump(mode="json", by_alias=True)
+    t = written["apps"][0]["tcp"]
+    assert {k: v for k, v in t.items() if v is not None} == {"ssthresh": "inf", "max_retries": "none", "clock_phase": "random", "iw": 4}
+    assert all(v is None for v in written["apps"][1]["tcp"].values())
+    assert tcplab.load(written) == sc
