@@ -210,22 +210,35 @@ def fluid_shares(arrivals: "Sequence[tuple[float, int, float]]", clients: int, c
     backlog, served = np.zeros(clients), np.zeros(clients)
     t, k = 0.0, 0
     arr = sorted(arrivals)
+    floor = 1e-9 * capacity
+    # The clients with bytes waiting, in index order; between arrivals only
+    # they change, each by the same amount a step, so the loop works on them
+    # alone (the same arithmetic as on every client, in the same order).
+    busy = np.flatnonzero(backlog > 0)
     while t < duration:
         nxt = min(arr[k][0] if k < len(arr) else duration, duration)
         while t < nxt:
-            busy = backlog > 0
-            if not busy.any():
+            if not len(busy):
                 t = nxt
                 break
-            rate = capacity / busy.sum()
-            dt = min(backlog[busy].min() / rate, nxt - t)
+            rate = capacity / len(busy)
+            b = backlog[busy]
+            dt = min(b.min() / rate, nxt - t)
             served[busy] += rate * dt
-            backlog[busy] -= rate * dt
-            backlog[backlog <= 1e-9 * capacity] = 0.0
+            b -= rate * dt
+            done = b <= floor
+            if done.any():
+                b[done] = 0.0
+                backlog[busy] = b
+                busy = busy[~done]
+            else:
+                backlog[busy] = b
             t += dt
-        while k < len(arr) and arr[k][0] <= t:
-            backlog[arr[k][1]] += arr[k][2]
-            k += 1
+        if k < len(arr) and arr[k][0] <= t:
+            while k < len(arr) and arr[k][0] <= t:
+                backlog[arr[k][1]] += arr[k][2]
+                k += 1
+            busy = np.flatnonzero(backlog > 0)
         if k == len(arr) and not backlog.any():
             break
     return served
