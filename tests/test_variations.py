@@ -155,7 +155,7 @@ def test_exported_scenarios_are_the_runs_the_study_makes(tmp_path, study) -> Non
     # The first replication of the study's sweep runs exactly the file's scenario.
     sw = sweep_from_configs("x", str(tmp_path / "s.duckdb"), vary(study, configs[:3], over), 1)
     for r, path in zip(sw.runs, paths):
-        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True)
+        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True, separators=(",", ":"))
 
 
 @pytest.mark.parametrize("study", ["rfc2415", "iw10", "goyal98"])
@@ -191,7 +191,7 @@ def test_a_studys_seed_is_its_sweeps_seed(tmp_path, study, monkeypatch) -> None:
     paths = export_scenarios(study, configs, tmp_path / "sc", over)
     for r, path in zip(sw.runs[::2], paths):
         assert read_toml(path)["sim"]["seed"] == derive_seed(7, 0)
-        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True)
+        assert r.core_json == json.dumps(tcplab.load(path).to_core(), sort_keys=True, separators=(",", ":"))
 
 
 def test_cli_exports_scenarios_and_runs_nothing(tmp_path, monkeypatch) -> None:
