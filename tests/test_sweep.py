@@ -187,6 +187,24 @@ def test_a_worker_runs_without_the_scenario_models_or_the_store(tmp_path) -> Non
     assert error is None and imported == [] and json.dumps(metrics) == json.dumps(execute(good)["metrics"])
 
 
+def test_each_replications_core_json_is_its_scenario_written_whole(tmp_path) -> None:
+    """A run's core JSON (put together around its seed from the other values,
+    written once) is the core form with the run's seed written in one piece,
+    keys sorted and no spaces, and its run id that text's hash."""
+    import hashlib
+
+    from tcplab.studies import goyal98
+    from tcplab.sweep import sweep_from_configs
+
+    configs = goyal98.scenarios(quick=True)[:2]
+    sw = sweep_from_configs("x", str(tmp_path / "s.duckdb"), configs, 3)
+    assert len(sw.runs) == 6 and len({r.seed for r in sw.runs}) == 3
+    for i, r in enumerate(sw.runs):  # a configuration's replications one after another
+        assert r.rep == i % 3
+        whole = json.dumps({**tcplab.load(configs[i // 3][1]).to_core(), "seed": r.seed}, sort_keys=True, separators=(",", ":"))
+        assert r.core_json == whole and r.run_id == hashlib.sha256(whole.encode()).hexdigest()[:16]
+
+
 def test_resume_after_sigkill(tmp_path) -> None:
     path = write_sweep(tmp_path, duration="60s", reps=4)
     total = len(load_sweep(path).runs)

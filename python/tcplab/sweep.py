@@ -88,15 +88,20 @@ def _hash(obj: Any) -> str:
 
 def _replications(sc: Any, replications: int, seed: int) -> "Iterator[tuple[int, int, str, str]]":
     """Each replication of a validated scenario: (rep, its seed, the run id,
-    the core JSON). The scenario is put in core form once; only the seed
-    differs between its runs. The core JSON is the text the run id hashes
-    (keys sorted, no spaces), written once: a study's scenario of a hundred
-    applications takes milliseconds to write."""
+    the core JSON). The core JSON is the text the run id hashes: the core
+    form with the replication's seed, keys sorted and no spaces. Only the
+    seed differs between replications, so the other top-level values are
+    written once and each replication's text is put together around its
+    seed (JSON text nests: a value's text is the same alone and inside its
+    document); a study's scenario of a hundred applications takes some
+    30 ms to write."""
     base = sc.to_core()
+    parts = {k: json.dumps(v, sort_keys=True, separators=(",", ":")) for k, v in base.items() if k != "seed"}
     for rep in range(replications):
-        core = {**base, "seed": derive_seed(seed, rep)}
-        text = json.dumps(core, sort_keys=True, separators=(",", ":"))
-        yield rep, core["seed"], hashlib.sha256(text.encode()).hexdigest()[:16], text
+        run_seed = derive_seed(seed, rep)
+        fields = {**parts, "seed": json.dumps(run_seed)}
+        text = "{" + ",".join(f"{json.dumps(k)}:{fields[k]}" for k in sorted(fields)) + "}"
+        yield rep, run_seed, hashlib.sha256(text.encode()).hexdigest()[:16], text
 
 
 def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
