@@ -3,7 +3,8 @@
 Intervals: t-intervals for means (Student's t quantiles from
 `scipy.special.stdtrit`) and percentile-bootstrap intervals for medians,
 each computed as `scipy.stats` computes it, to the last bit (a test compares
-them), without importing `scipy.stats` (about 1 s); the analysis of variation follows Jain, *The Art of Computer
+them), without importing `scipy.stats` (about 1 s). The analysis of
+variation follows Jain, *The Art of Computer
 Systems Performance Analysis*, chapters 20-22 (effects as deviations of
 level means from the grand mean, sums of squares, allocation of variation),
 with effect confidence intervals from a statsmodels least-squares fit with
