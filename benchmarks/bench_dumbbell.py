@@ -110,6 +110,7 @@ SCALE_CHILD = r"""
 import json, sys, time
 sc_doc = json.loads(sys.stdin.read())
 import tcplab
+import tcplab.scenario  # the models' import is start-up, not set-up (tcplab.api no longer imports them)
 from tcplab.api import Result, encode_packed, run_core_columns
 t0 = time.perf_counter()
 from tcplab._bulk import no_gc
