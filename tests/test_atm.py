@@ -143,6 +143,50 @@ def test_fluid_shares_water_fill_at_every_instant() -> None:
     assert goyal98.fluid_shares([(0.0, 0, 4.0), (0.0, 1, 100.0)], 2, 2.0, 10.0).tolist() == pytest.approx([4.0, 16.0])
 
 
+def _fluid_shares_every_client(arrivals, clients, capacity, duration):
+    """The plain form of goyal98.fluid_shares: every step masks and updates all clients."""
+    import numpy as np
+
+    backlog, served = np.zeros(clients), np.zeros(clients)
+    t, k, arr = 0.0, 0, sorted(arrivals)
+    while t < duration:
+        nxt = min(arr[k][0] if k < len(arr) else duration, duration)
+        while t < nxt:
+            busy = backlog > 0
+            if not busy.any():
+                t = nxt
+                break
+            rate = capacity / busy.sum()
+            dt = min(backlog[busy].min() / rate, nxt - t)
+            served[busy] += rate * dt
+            backlog[busy] -= rate * dt
+            backlog[backlog <= 1e-9 * capacity] = 0.0
+            t += dt
+        while k < len(arr) and arr[k][0] <= t:
+            backlog[arr[k][1]] += arr[k][2]
+            k += 1
+        if k == len(arr) and not backlog.any():
+            break
+    return served
+
+
+def test_fluid_shares_is_the_every_client_stepping_bit_for_bit() -> None:
+    """fluid_shares steps only the busy clients, in lists; its results are those of
+    stepping every client's entry of NumPy arrays, to the last bit, on random loads
+    (ties in time, clients that empty together, loads past the end, idle spells)."""
+    import numpy as np
+
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        clients = int(rng.integers(1, 40))
+        n = int(rng.integers(0, 300))
+        times = np.round(rng.uniform(0, 12, n), int(rng.integers(0, 3)))  # rounded: many arrivals at one time
+        amounts = rng.choice([1.0, 8.0, 1000.0, 12345.678, 1e6], n) * rng.integers(1, 4, n)
+        arrivals = list(zip(times.tolist(), rng.integers(0, clients, n).tolist(), amounts.tolist()))
+        cap, dur = float(rng.choice([1e3, 4e4, 4.039e7])), float(rng.choice([5.0, 10.0]))
+        assert goyal98.fluid_shares(arrivals, clients, cap, dur).tolist() == _fluid_shares_every_client(arrivals, clients, cap, dur).tolist()
+
+
 def test_max_min_shares_by_water_filling() -> None:
     # Capacity 10 among demands 1, 2, 8, 9: 1 and 2 are met, then 7 is split: 3.5 each.
     assert goyal98.waterfill([8, 1, 9, 2], 10).tolist() == [3.5, 1.0, 3.5, 2.0]

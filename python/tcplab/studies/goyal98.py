@@ -207,41 +207,58 @@ def fluid_shares(arrivals: "Sequence[tuple[float, int, float]]", clients: int, c
     instead of once over the run's totals."""
     import numpy as np
 
-    backlog, served = np.zeros(clients), np.zeros(clients)
+    served = [0.0] * clients
     t, k = 0.0, 0
     arr = sorted(arrivals)
     floor = 1e-9 * capacity
-    # The clients with bytes waiting, in index order; between arrivals only
-    # they change, each by the same amount a step, so the loop works on them
-    # alone (the same arithmetic as on every client, in the same order).
-    busy = np.flatnonzero(backlog > 0)
+    # The clients with bytes waiting, their backlogs and what they received
+    # so far, as lists side by side (`busy`, `b`, `got`; `at`: a client's
+    # place in them, in no particular order). Only they change between
+    # arrivals, each by the same amount a step; a client's entry leaves when
+    # its backlog falls to the floor. Python floats are IEEE doubles, so this
+    # is the arithmetic of stepping NumPy arrays of every client, bit for bit
+    # (a test compares the two), without array calls at every step.
+    busy: list[int] = []
+    b: list[float] = []
+    got: list[float] = []
+    at: dict[int, int] = {}
     while t < duration:
         nxt = min(arr[k][0] if k < len(arr) else duration, duration)
         while t < nxt:
-            if not len(busy):
+            if not busy:
                 t = nxt
                 break
             rate = capacity / len(busy)
-            b = backlog[busy]
-            dt = min(b.min() / rate, nxt - t)
-            served[busy] += rate * dt
-            b -= rate * dt
-            done = b <= floor
-            if done.any():
-                b[done] = 0.0
-                backlog[busy] = b
-                busy = busy[~done]
-            else:
-                backlog[busy] = b
+            dt = min(min(b) / rate, nxt - t)
+            v = rate * dt
+            got = [x + v for x in got]
+            b = [x - v for x in b]
+            if min(b) <= floor:  # clients empty: each leaves, the last entry taking its place
+                for j in reversed([j for j, left in enumerate(b) if left <= floor]):
+                    c, last = busy[j], len(busy) - 1
+                    served[c] = got[j]
+                    del at[c]
+                    if j != last:
+                        busy[j], b[j], got[j] = busy[last], b[last], got[last]
+                        at[busy[j]] = j
+                    busy.pop(), b.pop(), got.pop()
             t += dt
-        if k < len(arr) and arr[k][0] <= t:
-            while k < len(arr) and arr[k][0] <= t:
-                backlog[arr[k][1]] += arr[k][2]
-                k += 1
-            busy = np.flatnonzero(backlog > 0)
-        if k == len(arr) and not backlog.any():
+        while k < len(arr) and arr[k][0] <= t:
+            _, c, amount = arr[k]
+            k += 1
+            j = at.get(c)
+            if j is not None:
+                b[j] += amount
+            elif amount > 0:
+                at[c] = len(busy)
+                busy.append(c)
+                b.append(0.0 + amount)
+                got.append(served[c])
+        if k == len(arr) and not busy:
             break
-    return served
+    for c, g in zip(busy, got):
+        served[c] = g
+    return np.array(served)
 
 
 def run_metrics(x_bps: Any, demand_bps: Any, capacity: float) -> dict[str, float]:
