@@ -1,9 +1,10 @@
 """What a sweep's worker process runs: normalized scenarios (the core's
 JSON), each into the payload the store keeps.
 
-This module imports the core, numpy and, for the result tables, pyarrow,
-and neither pydantic nor pandas nor duckdb: a process pool's worker starts
-by importing it (its initializer and tasks live here), and those imports
+This module imports the core and, on the first run, numpy and pyarrow
+(which brings in pandas on its first array), but neither pydantic nor
+duckdb nor the runner's modules: a process pool's worker starts by
+importing it (its initializer and tasks live here), and those imports
 would cost each worker most of a second before its first run.
 """
 

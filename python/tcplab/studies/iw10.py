@@ -385,7 +385,7 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
     # Each box's runs, in the runs' order, found in one pass instead of a
     # filter of the whole table per box.
     cols = ["workload", "profile", "buffer", "burst", "n", "iw"]
-    rows_of = {k: idx for k, idx in per.groupby(cols, sort=False).indices.items()}
+    rows_of = per.groupby(cols, sort=False).indices
     none = np.array([], dtype=np.int64)
     for metric, workload, ylabel in specs:
         bursts = ["later"] if workload == "bulk+n" or metric == "fair_between" else ["first", "later"]
