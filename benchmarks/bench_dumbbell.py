@@ -17,7 +17,11 @@ the C++ headers and libraries of the PyPI wheel `ns3`; `--install-ns3` puts
 the wheel in a virtualenv under ~/.cache/tcplab-bench), interleaved, each in a
 fresh process. It prints the bottleneck packets departed per wall second of the
 simulation loop, the peak resident memory and the whole-process time of each,
-and tcplab's ratios to each peer: loop speed, and whole-process time.
+and tcplab's ratios to each peer: loop speed, and whole-process time. tcplab's
+whole process is timed two ways: `tcplab run FILE --json` on the case as a
+TOML file (what a user types, as `ns FILE` for ns-2), and a Python process
+calling `tcplab.run` and reading its tables as DataFrames (which imports pandas).
+The two must depart the same packets.
 
     python benchmarks/bench_dumbbell.py                 # all cases
     python benchmarks/bench_dumbbell.py --cases B --repeat 3
@@ -269,6 +273,31 @@ def run_tcplab(case: dict, python: str = sys.executable, pcap: str | None = None
     return Sample(d["departed"], d["loop_s"], wall, rss)
 
 
+def tcplab_command(python: str) -> list[str]:
+    """What a user types to run a scenario file: the `tcplab` script installed
+    beside `python` (or, where there is none, the same entry point through `python`)."""
+    script = os.path.join(os.path.dirname(python), "tcplab")
+    if os.path.exists(script):
+        return [script]
+    return [python, "-c", "import sys; from tcplab.cli import main; sys.argv[0] = 'tcplab'; sys.exit(main())"]
+
+
+def run_tcplab_cli(case: dict, workdir: str, python: str = sys.executable) -> Sample:
+    """One run of the case as a TOML file through the command line, `tcplab run
+    FILE --json`: the whole process a user waits for, as `ns FILE` is for ns-2
+    (start-up, validation, the loop and the results as JSON; no pandas)."""
+    path = os.path.join(workdir, f"case-{case['flows']}.toml")
+    if not os.path.exists(path):
+        from tcplab.scenario.loading import dumps_toml
+
+        with open(path, "w") as f:
+            f.write(dumps_toml(tcplab_scenario(**case)))
+    out, wall, rss = run_measured([*tcplab_command(python), "run", path, "--json"], None)
+    d = json.loads(out)
+    b = next(ln for ln in d["links"] if ln["src"] == "r0" and ln["dst"] == "r1")
+    return Sample(int(b["departures"]), d["engine"]["wall_seconds"], wall, rss)
+
+
 def run_ns2(case: dict, workdir: str) -> Sample:
     path = os.path.join(workdir, "case.tcl")
     with open(path, "w") as f:
@@ -341,6 +370,7 @@ def peer_row(peer: str, samples: list[Sample], row: dict) -> dict:
     }
     out[f"{peer}_ratio"] = row["tcplab_pps"] / out[f"{peer}_pps"]
     out[f"{peer}_process_ratio"] = out[f"{peer}_process_s"] / row["tcplab_process_s"]
+    out[f"{peer}_run_ratio"] = out[f"{peer}_process_s"] / row["tcplab_run_s"]
     return out
 
 
@@ -397,10 +427,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as wd:
         for name in args.cases:
             case = CASES[name]
-            ours, theirs, base, captured, three = [], [], [], [], []
+            ours, cli, theirs, base, captured, three = [], [], [], [], [], []
             for _ in range(args.repeat):
                 ours.append(run_tcplab(case))
                 print(f"  {name}: tcplab  {ours[-1].departed:>9} pkts  {ours[-1].loop_s:8.2f} s loop", file=sys.stderr, flush=True)
+                cli.append(run_tcplab_cli(case, wd))
+                if cli[-1].departed != ours[-1].departed:
+                    raise RuntimeError(f"case {name}: `tcplab run` departed {cli[-1].departed} packets, tcplab.run {ours[-1].departed}")
+                print(f"  {name}: tcplab run {cli[-1].process_s:6.2f} s process", file=sys.stderr, flush=True)
                 if args.pcap:
                     pdir = os.path.join(wd, f"pcap-{name}")
                     captured.append(run_tcplab(case, pcap=pdir))
@@ -424,6 +458,8 @@ def main() -> int:
                 "tcplab_pps": statistics.median(s.pps for s in ours),
                 "tcplab_rss_mb": max(s.rss_mb for s in ours),
                 "tcplab_process_s": statistics.median(s.process_s for s in ours),
+                "tcplab_run_s": statistics.median(s.process_s for s in cli),
+                "tcplab_run_rss_mb": max(s.rss_mb for s in cli),
             }
             if captured:
                 row.update(pcap_loop_s=statistics.median(s.loop_s for s in captured),
@@ -436,13 +472,14 @@ def main() -> int:
                     row.update(peer_row(peer, samples, row))
             rows.append(row)
     print()
-    hdr = f"{'case':<5}{'flows':>6}{'rate':>9}{'sim s':>7} | {'tcplab pkts':>12}{'pkts/wall s':>13}{'RSS MB':>8}"
+    hdr = f"{'case':<5}{'flows':>6}{'rate':>9}{'sim s':>7} | {'tcplab pkts':>12}{'pkts/wall s':>13}{'RSS MB':>8}{'run s':>7}{'API s':>7}"
     if use_ns2:
         hdr += f" | {'ns-2 pkts':>10}{'pkts/wall s':>13}{'RSS MB':>8} | {'ratio':>7}"
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
-        line = f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}{r['tcplab_rss_mb']:>8.0f}"
+        line = (f"{r['case']:<5}{r['flows']:>6}{r['rate']:>9}{r['duration']:>7} | {r['tcplab_departed']:>12,}{r['tcplab_pps']:>13,.0f}"
+                f"{r['tcplab_rss_mb']:>8.0f}{r['tcplab_run_s']:>7.2f}{r['tcplab_process_s']:>7.2f}")
         if use_ns2:
             line += f" | {r['ns2_departed']:>10,}{r['ns2_pps']:>13,.0f}{r['ns2_rss_mb']:>8.0f} | {r['ns2_ratio']:>6.1f}x"
         if "pcap_overhead" in r:
@@ -453,20 +490,24 @@ def main() -> int:
     peers = [(p, lbl) for p, lbl in (("ns2", "ns-2"), ("ns3", "ns-3")) if any(f"{p}_pps" in r for r in rows)]
     if peers:
         print()
-        hdr = f"{'case':<5}{'peer':>6} | {'peer pkts':>10}{'pkts/wall s':>13}{'RSS MB':>8}{'process s':>10} | {'tcplab process s':>17} | {'loop ratio':>11}{'process ratio':>14}"
+        hdr = (f"{'case':<5}{'peer':>6} | {'peer pkts':>10}{'pkts/wall s':>13}{'RSS MB':>8}{'process s':>10} | {'run s':>6}{'API s':>6} | "
+               f"{'loop ratio':>11}{'run ratio':>10}{'API ratio':>10}")
         print(hdr)
         print("-" * len(hdr))
         for r in rows:
             for p, lbl in peers:
                 if f"{p}_pps" not in r:
                     continue
-                loop_ratio, proc_ratio = r[f"{p}_ratio"], r[f"{p}_process_ratio"]
                 print(f"{r['case']:<5}{lbl:>6} | {r[p + '_departed']:>10,}{r[p + '_pps']:>13,.0f}{r[p + '_rss_mb']:>8.0f}{r[p + '_process_s']:>10.2f} | "
-                      f"{r['tcplab_process_s']:>17.2f} | {loop_ratio:>10.1f}x{proc_ratio:>13.1f}x")  # fmt: skip
-        print("\nloop ratio: tcplab's bottleneck packets per loop second over the peer's; process ratio: the")
-        print("peer's whole-process time over tcplab's (start-up, building, the loop and results).")
+                      f"{r['tcplab_run_s']:>6.2f}{r['tcplab_process_s']:>6.2f} | "
+                      f"{r[p + '_ratio']:>10.1f}x{r[p + '_run_ratio']:>9.1f}x{r[p + '_process_ratio']:>9.1f}x")  # fmt: skip
+        print("\nloop ratio: tcplab's bottleneck packets per loop second over the peer's; run ratio and API ratio:")
+        print("the peer's whole-process time (start-up, building, the loop and results) over tcplab's, as")
+        print("`tcplab run FILE --json` (run s) and as a Python script calling tcplab.run (API s).")
     print("\npkts/wall s: bottleneck packets departed per wall second of the simulation loop;")
-    print("RSS MB: peak resident memory of the whole process (Python and Tcl interpreters included).")
+    print("RSS MB: peak resident memory of the whole process (Python and Tcl interpreters included);")
+    print("run s: `tcplab run FILE --json` as a whole process; API s: a Python process that calls tcplab.run")
+    print("and reads the bottleneck's row from its links DataFrame (importing pandas).")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=2)

@@ -82,3 +82,31 @@ def test_core_pairs_wants_one_scenario_and_at_least_one_pair(monkeypatch, capsys
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert ("not both" in err) if "--pairs" not in argv else ("--pairs 0: expected a whole number of at least 1" in err)
+
+
+def test_the_command_line_run_departs_what_the_api_run_departs(tmp_path):
+    # The same case through `tcplab run FILE --json` (the case written as
+    # TOML) and through tcplab.run: the bottleneck's departures agree.
+    import tcplab
+    from tcplab.scenario.loading import read_toml
+
+    case = dict(flows=3, rate="1.5Mbps", duration=5)
+    s = bench_dumbbell.run_tcplab_cli(case, str(tmp_path))
+    assert read_toml(tmp_path / "case-3.toml") == bench_dumbbell.tcplab_scenario(**case)
+    links = tcplab.run(bench_dumbbell.tcplab_scenario(**case)).links
+    expected = int(links[(links.src == "r0") & (links.dst == "r1")].departures.iloc[0])
+    assert s.departed == expected > 0
+    assert 0 < s.loop_s < s.process_s
+
+
+def test_the_command_line_is_the_script_beside_the_interpreter_or_its_entry_point(tmp_path):
+    python = tmp_path / "python"
+    assert bench_dumbbell.tcplab_command(str(python))[:2] == [str(python), "-c"]
+    (tmp_path / "tcplab").write_text("")
+    assert bench_dumbbell.tcplab_command(str(python)) == [str(tmp_path / "tcplab")]
+
+
+def test_a_peers_ratios_divide_its_process_time_by_each_of_tcplabs():
+    peer = [bench_dumbbell.Sample(departed=100, loop_s=2.0, process_s=3.0, rss_mb=10.0)]
+    r = bench_dumbbell.peer_row("ns2", peer, {"tcplab_pps": 500.0, "tcplab_process_s": 1.5, "tcplab_run_s": 0.5})
+    assert (r["ns2_pps"], r["ns2_ratio"], r["ns2_process_ratio"], r["ns2_run_ratio"]) == (50.0, 10.0, 2.0, 6.0)
