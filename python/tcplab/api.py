@@ -222,6 +222,36 @@ class Result:
         """All results as one JSON document (keys sorted, so equal runs give equal text)."""
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
 
+    def scenario_toml(self) -> str:
+        """The scenario as it ran, as a scenario file: the fields it was given
+        (overrides and seed included), in their normalized units. Running the
+        file gives the same results."""
+        from .scenario.loading import dumps_toml
+
+        return dumps_toml(self.scenario.model_dump(mode="json", by_alias=True, exclude_unset=True))
+
+    def save(self, out_dir: str | Path, fmt: str = "csv") -> list[Path]:
+        """Write the run into `out_dir` (made if missing): every table as
+        NAME.csv or NAME.parquet (`fmt`; an empty table as its columns only),
+        the engine counters as engine.json and the scenario as scenario.toml
+        (:meth:`scenario_toml`). Returns the files written, in that order."""
+        if fmt not in ("csv", "parquet"):
+            raise ValueError(f"fmt {fmt!r}: expected 'csv' or 'parquet'")
+        d = Path(out_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in TABLES:
+            frame = getattr(self, name)
+            path = d / f"{name}.{fmt}"
+            if fmt == "csv":
+                frame.to_csv(path, index=False)
+            else:
+                frame.to_parquet(path, index=False)
+            written.append(path)
+        (d / "engine.json").write_text(json.dumps(self.raw["engine"], sort_keys=True, indent=1) + "\n")
+        (d / "scenario.toml").write_text(self.scenario_toml())
+        return [*written, d / "engine.json", d / "scenario.toml"]
+
 
 def default_capture_links(sc: Scenario) -> list[str]:
     """The links captured when none is named: a dumbbell's bottleneck both

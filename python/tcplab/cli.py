@@ -96,10 +96,17 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print all results as one JSON document.")
 @click.option("--pcap", "pcap", default=None, metavar="DIR",
               help="Write libpcap captures into DIR: of the links in [trace] pcap, or by default of a dumbbell's bottleneck (both ways) or of every link.")
-def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None) -> None:
+@click.option("-o", "--out", default=None, metavar="DIR",
+              help="Also write the results into DIR: every table as a file (flows, links, pages, traces, web100, ports, packets), "
+                   "engine.json, and scenario.toml (the scenario as it ran, --set and --seed included).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default=None, help="The tables' format with --out (default csv).")
+def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None, out: str | None, fmt: str | None) -> None:
     """Run one SCENARIO file and print a summary (or JSON)."""
     from .api import run
 
+    if fmt is not None and out is None:
+        _fail(f"--format {fmt}: writes the tables given --out DIR; add --out DIR")
+    _check_out_dir("--out", out)
     try:
         res = run(scenario, overrides=_parse_sets(sets), seed=seed, pcap=pcap)
     except ScenarioError as e:
@@ -119,6 +126,13 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
         click.echo(res.to_json())
     else:
         print_summary(res, _terminal_width(132))
+    if out is not None:
+        try:
+            files = res.save(out, fmt or "csv")
+        except OSError as e:
+            _fail(f"--out {out!r}: cannot write {e.filename}: {e.strerror}", 1)
+            return
+        click.echo(f"wrote {len(files)} files into {out}: " + ", ".join(f.name for f in files), err=True)
 
 
 @main.command("plot")
