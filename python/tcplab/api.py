@@ -248,7 +248,7 @@ class Result:
             else:
                 frame.to_parquet(path, index=False)
             written.append(path)
-        (d / "engine.json").write_text(json.dumps(self.raw["engine"], sort_keys=True, indent=1) + "\n")
+        (d / "engine.json").write_text(json.dumps(self.engine, sort_keys=True, indent=1) + "\n")
         (d / "scenario.toml").write_text(self.scenario_toml())
         return [*written, d / "engine.json", d / "scenario.toml"]
 
