@@ -24,6 +24,7 @@ pub mod tcp;
 #[cfg(test)]
 mod testkit;
 pub mod time;
+pub mod toml_json;
 
 pub use error::{Error, Result};
 pub use sim::{run_json, run_json_with, Simulator};

@@ -53,6 +53,14 @@ fn run_columns<'py>(py: Python<'py>, scenario: &str, blobs: Vec<PyBackedBytes>) 
     Ok((text, blobs.iter().map(|b| PyByteArray::new(py, b)).collect()))
 }
 
+/// A TOML document as JSON text (keys in the document's order), or `None`
+/// where JSON cannot carry it exactly or it is not valid TOML: the caller
+/// then parses it with `tomllib` (`tcplab_core::toml_json`).
+#[pyfunction]
+fn toml_to_json(text: &str) -> Option<String> {
+    tcplab_core::toml_json::toml_to_json(text)
+}
+
 type Output = (String, Vec<Vec<u8>>);
 
 /// Run with the interpreter lock released; errors and panics become exceptions.
@@ -90,6 +98,7 @@ fn run(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_columns, m)?)?;
+    m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
