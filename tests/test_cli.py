@@ -22,6 +22,22 @@ def test_run_prints_summary_tables() -> None:
     assert "r0→r1" in r.output
 
 
+def test_busiest_links_are_the_highest_utilization_with_arrivals_ties_by_id() -> None:
+    """The summary's link rows: links that saw an arrival, by utilization
+    falling, equal utilizations by link id, as a full sort would give."""
+    from tcplab.cli import busiest
+
+    lc = {
+        "id": [5, 3, 9, 1, 7, 2, 8, 4],
+        "utilization": [0.5, 0.9, 0.5, 0.0, 0.9, 0.99, 0.5, 0.2],
+        "arrivals": [10, 4, 3, 0, 6, 0, 1, 2],
+    }
+    assert busiest(lc, 4) == [1, 4, 0, 6]  # 0.99 has no arrival; 0.9 ids 3, 7; 0.5 ids 5, 8 (9 cut)
+    reference = sorted((i for i, a in enumerate(lc["arrivals"]) if a > 0), key=lambda i: (-lc["utilization"][i], lc["id"][i]))
+    assert busiest(lc, 8) == reference == [1, 4, 0, 6, 2, 7]
+    assert busiest({}, 8) == []
+
+
 def test_summary_rows_are_the_runs_own_figures() -> None:
     """The summary's flow rows come from the result: each flow's row, its
     bottleneck row, and the engine line, in the boxed layout."""

@@ -424,6 +424,20 @@ def _terminal_width(default: int) -> int:
     return default
 
 
+def busiest(lc: dict, n: int) -> list[int]:
+    """The rows of the `n` links with the highest utilization among those
+    that saw an arrival, ties by link id: `sorted(...)[:n]`'s rows, found
+    with tuples compared in C (a key function per link took about 1 s at
+    300,000 links)."""
+    import heapq
+    from itertools import compress
+    from operator import neg
+
+    arrivals = lc.get("arrivals", [])  # counts, so truthy exactly when above 0
+    keyed = zip(map(neg, lc.get("utilization", [])), lc.get("id", []), range(len(arrivals)))
+    return [i for _, _, i in heapq.nsmallest(n, compress(keyed, arrivals))]
+
+
 def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     """Readable tables of flows and the busiest links, a line on the web
     pages and one per ATM switch port, and the engine counters."""
@@ -461,8 +475,7 @@ def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     t.caption = "; ".join(notes) or None
     click.echo(t.render(width))
     lc = res.data["links"]
-    used = [i for i, a in enumerate(lc.get("arrivals", [])) if a > 0]
-    busy = rows_of(lc, sorted(used, key=lambda i: (-lc["utilization"][i], lc["id"][i]))[:8])
+    busy = rows_of(lc, busiest(lc, 8))
     cols = ("link", "rate", "delay", "util %", "pkts out", "drops", "drop %", "avg q", "max q")
     lt = TextTable("Busiest links", [(c, c != "link") for c in cols])
     for r in busy:
