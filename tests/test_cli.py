@@ -156,6 +156,33 @@ def test_run_and_its_summary_import_no_pandas() -> None:
     assert out.strip() == "[]"
 
 
+def test_the_api_imports_pandas_while_the_core_runs() -> None:
+    """tcplab.run's tables are DataFrames: pandas is imported in a thread of
+    its own beside the core, so it is there without the caller asking for a
+    table; and no thread is started when it is imported already."""
+    import subprocess
+    import sys
+    import threading
+
+    from tcplab.api import import_pandas_meanwhile
+
+    code = (
+        "import sys, threading\n"
+        "import tcplab\n"
+        "assert 'pandas' not in sys.modules\n"
+        f"res = tcplab.run({EXAMPLE!r})\n"
+        "for t in threading.enumerate():\n"
+        "    if t is not threading.main_thread(): t.join()\n"
+        "print('pandas' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "True"
+    import pandas  # noqa: F401
+
+    import_pandas_meanwhile()
+    assert not [t for t in threading.enumerate() if t.name == "tcplab-import-pandas"]
+
+
 def test_run_counts_an_atm_ports_queue_in_cells(tmp_path) -> None:
     # Two bulk flows through a 300-cell EPD port: the busiest-links table
     # shows the port's queue in cells (at most 299 wait beside the one in
@@ -224,7 +251,7 @@ def test_ctrl_c_in_any_command_exits_130(monkeypatch) -> None:
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(tcplab.api, "run", interrupted)
+    monkeypatch.setattr(tcplab.api, "_run", interrupted)
     r = CliRunner().invoke(main, ["run", EXAMPLE])
     assert (r.exit_code, r.output) == (130, "interrupted.\n")
 

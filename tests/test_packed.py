@@ -254,3 +254,34 @@ def test_an_application_setting_a_shared_field_to_none_writes_it_as_the_shared_t
     assert {k: v for k, v in t.items() if v is not None} == {"ssthresh": "inf", "max_retries": "none", "clock_phase": "random", "iw": 4}
     assert all(v is None for v in written["apps"][1]["tcp"].values())
     assert tcplab.load(written) == sc
+
+
+def test_at_loop_is_called_once_between_set_up_and_the_loop(monkeypatch) -> None:
+    """`run_core_columns(at_loop=f)` calls f once, after set-up: not for a
+    scenario the core refuses; a callable that raises leaves the run as it
+    was (it is reported as unraisable)."""
+    from tcplab.api import encode_packed, run_core_columns
+
+    core = tcplab.load(_like(3)).to_core(packed=True)
+    text, blobs = encode_packed(core)
+    calls: list[int] = []
+    quiet = run_core_columns(text, blobs=blobs)
+    hooked = run_core_columns(text, blobs=blobs, at_loop=lambda: calls.append(1))
+    assert calls == [1]
+
+    def boom() -> None:
+        calls.append(2)
+        raise RuntimeError("at_loop failed")
+
+    reported: list[str] = []
+    monkeypatch.setattr("sys.unraisablehook", lambda u: reported.append(str(u.exc_value)))
+    raising = run_core_columns(text, blobs=blobs, at_loop=boom)
+    assert calls == [1, 2] and reported == ["at_loop failed"]
+    for data in (hooked, raising):
+        assert without_wall_clock(data["engine"]) == without_wall_clock(quiet["engine"])
+        assert {t: {c: list(v) for c, v in data[t].items()} for t in TABLES} == {t: {c: list(v) for c, v in quiet[t].items()} for t in TABLES}
+    core["tcp"]["cc"] = "bogus"
+    text, blobs = encode_packed(core)
+    with pytest.raises(ScenarioError, match="bogus"):
+        run_core_columns(text, blobs=blobs, at_loop=lambda: calls.append(3))
+    assert calls == [1, 2]

@@ -299,15 +299,18 @@ def run_core(core_doc: str, seed: int | None = None) -> str:
     return _call_core(_core.run_json, core_doc, seed)
 
 
-def run_core_columns(core_doc: str, seed: int | None = None, blobs: list[bytes] | None = None, reproducer: Any = None) -> dict[str, Any]:
+def run_core_columns(
+    core_doc: str, seed: int | None = None, blobs: list[bytes] | None = None, reproducer: Any = None, at_loop: Any = None
+) -> dict[str, Any]:
     """Run a normalized scenario in the core and return its results with each
     table as columns: ``array.array`` where a column is all numbers (64-bit
     integers or floats, which NumPy and pandas take without a copy), lists
     otherwise. `blobs`: the bytes the document's packed columns refer to (see
     :func:`encode_packed`); `reproducer` gives a document that runs on its
-    own, for the report of a panic. Errors as :func:`run_core`."""
+    own, for the report of a panic; `at_loop` is called once the core has
+    built the simulation, just before its loop. Errors as :func:`run_core`."""
     sent = blobs or []
-    text, blobs = _call_core(lambda d: _core.run_columns(d, sent), core_doc, seed, reproducer)
+    text, blobs = _call_core(lambda d: _core.run_columns(d, sent, at_loop), core_doc, seed, reproducer)
     data = json.loads(text)
     for name in TABLES if blobs else ():
         table = data[name]
@@ -368,6 +371,30 @@ def encode_packed(core: dict[str, Any]) -> tuple[str, list[bytes]]:
     return json.dumps(out), blobs
 
 
+def import_pandas_meanwhile() -> None:
+    """Start importing pandas in a thread of its own, unless it is imported
+    already. Called by the core once it has built the simulation, just
+    before the loop (which runs with the GIL released): a Result's tables are
+    DataFrames, and pandas' import (0.35-0.5 s on a slow machine) then runs
+    on another core beside the loop instead of after it. Not during set-up,
+    whose helper thread maps the memory of a large simulation on that core.
+    A failed import is left for the caller's own import to report."""
+    if "pandas" in sys.modules:
+        return
+    import threading
+
+    threading.Thread(target=_import_quietly, args=("pandas",), name="tcplab-import-pandas").start()
+
+
+def _import_quietly(name: str) -> None:
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except Exception:  # noqa: BLE001 - the main thread's import of it raises the same error
+        pass
+
+
 def run(
     scenario: str | Path | dict[str, Any] | Scenario,
     overrides: dict[str, Any] | None = None,
@@ -385,6 +412,19 @@ def run(
     `pcap`, they go to ``./pcap``. Raises :class:`tcplab.ScenarioError` for
     a bad scenario, naming each bad field.
     """
+    return _run(scenario, overrides, seed, pcap, tables=True)
+
+
+def _run(
+    scenario: str | Path | dict[str, Any] | Scenario,
+    overrides: dict[str, Any] | None,
+    seed: int | None,
+    pcap: str | Path | None,
+    tables: bool,
+) -> Result:
+    """:func:`run`; `tables`: the caller will want the results as DataFrames
+    (pandas is imported while the core runs), which `tcplab run`'s summary and
+    JSON do not."""
     if pcap is not None and not isinstance(pcap, (str, os.PathLike)):
         raise TypeError(f"pcap is a directory's path (str or pathlib.Path), not {type(pcap).__name__}")
     from .scenario import load  # not at import: a sweep's worker runs the core without the scenario models
@@ -406,7 +446,8 @@ def run(
         core = sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True)
         text, blobs = encode_packed(core)
         try:
-            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core))
+            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core),
+                                    at_loop=import_pandas_meanwhile if tables else None)  # fmt: skip
         except ScenarioError as e:  # found by the core's checks: name the file, as the Python checks do
             if e.source is None and isinstance(scenario, (str, Path)):
                 raise ScenarioError(e.problems, str(scenario)) from None

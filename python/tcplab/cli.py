@@ -102,13 +102,13 @@ def main() -> None:
 @click.option("--format", "fmt", type=click.Choice(["csv", "parquet"]), default=None, help="The tables' format with --out (default csv).")
 def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: bool, pcap: str | None, out: str | None, fmt: str | None) -> None:
     """Run one SCENARIO file and print a summary (or JSON)."""
-    from .api import run
+    from .api import _run
 
     if fmt is not None and out is None:
         _fail(f"--format {fmt}: writes the tables given --out DIR; add --out DIR")
     _check_out_dir("--out", out)
     try:
-        res = run(scenario, overrides=_parse_sets(sets), seed=seed, pcap=pcap)
+        res = _run(scenario, _parse_sets(sets), seed, pcap, tables=out is not None)  # the summary and --json need no pandas
     except ScenarioError as e:
         _fail(str(e))
         return

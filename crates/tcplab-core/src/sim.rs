@@ -405,9 +405,18 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
 
 /// As [`run_json`], for a scenario whose packed columns refer to `blobs`.
 pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
+    run_json_hooked(scenario_json, blobs, || ())
+}
+
+/// [`run_json_with`], calling `at_loop` once the simulation is built, just
+/// before its loop starts (not at all for a scenario that set-up refuses).
+/// The Python front starts importing pandas there, on the core that set-up's
+/// helper threads no longer need.
+pub fn run_json_hooked(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce()) -> Result<Results> {
     let t0 = std::time::Instant::now();
     let sc = Scenario::from_json_with(scenario_json, blobs)?;
     let mut sim = Simulator::new(&sc)?;
+    at_loop();
     let t1 = std::time::Instant::now();
     sim.run();
     let t2 = std::time::Instant::now();

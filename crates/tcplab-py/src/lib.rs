@@ -26,7 +26,7 @@ const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 #[pyfunction]
 #[pyo3(signature = (scenario, columns = false))]
 fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
-    let out = run(py, scenario, Vec::new(), move |r| {
+    let out = run(py, scenario, Vec::new(), None, move |r| {
         if columns {
             tcplab_core::stats::to_json_columns(r, None).map_err(|e| e.to_string())
         } else {
@@ -41,11 +41,19 @@ fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
 /// `blobs`) and return its results as columns: JSON text in which each
 /// column of numbers is `{"bin": k, "dtype": ...}`, and the list of those
 /// columns' bytes (little-endian; mutable, so NumPy arrays over them are
-/// writable).
+/// writable). `at_loop`, a callable, is called with no arguments once the
+/// simulation is built, just before its loop (with the interpreter lock held
+/// for the call); what it raises is printed as an unraisable exception and the
+/// run goes on.
 #[pyfunction]
-#[pyo3(signature = (scenario, blobs = Vec::new()))]
-fn run_columns<'py>(py: Python<'py>, scenario: &str, blobs: Vec<PyBackedBytes>) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
-    let (text, blobs) = run(py, scenario, blobs, |r| {
+#[pyo3(signature = (scenario, blobs = Vec::new(), at_loop = None))]
+fn run_columns<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    blobs: Vec<PyBackedBytes>,
+    at_loop: Option<Py<PyAny>>,
+) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
+    let (text, blobs) = run(py, scenario, blobs, at_loop, |r| {
         let mut blobs = Vec::new();
         let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
         Ok((text, blobs))
@@ -68,6 +76,7 @@ fn run(
     py: Python<'_>,
     scenario: &str,
     blobs: Vec<PyBackedBytes>,
+    at_loop: Option<Py<PyAny>>,
     encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send,
 ) -> PyResult<Output> {
     let owned = scenario.to_owned();
@@ -77,7 +86,16 @@ fn run(
                 panic!("{PANIC_HOOK} is set: a deliberate panic");
             }
             let views: Vec<&[u8]> = blobs.iter().map(|b| &b[..]).collect();
-            tcplab_core::run_json_with(&owned, &views).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
+            let hook = || {
+                if let Some(f) = at_loop {
+                    Python::attach(|py| {
+                        if let Err(e) = f.call0(py) {
+                            e.write_unraisable(py, Some(f.bind(py)));
+                        }
+                    });
+                }
+            };
+            tcplab_core::run_json_hooked(&owned, &views, hook).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
         }))
     });
     match res {
