@@ -138,11 +138,16 @@ def test_run_prints_unbounded_transfers_when_every_one_is(tmp_path) -> None:
     assert r.output.count(" inf ") == 2
 
 
-def test_run_and_its_summary_import_no_pandas() -> None:
-    """Start-up time: `tcplab run` builds its summary from the result rows."""
+def _child_output(code: str) -> str:
+    """What `code` prints, run by a fresh interpreter (nothing imported yet)."""
     import subprocess
     import sys
 
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_run_and_its_summary_import_no_pandas() -> None:
+    """Start-up time: `tcplab run` builds its summary from the result rows."""
     code = (
         "import sys\n"
         "from click.testing import CliRunner\n"
@@ -152,16 +157,13 @@ def test_run_and_its_summary_import_no_pandas() -> None:
         "assert 'Busiest links' in r.output\n"
         "print(sorted(m for m in ('pandas', 'numpy', 'matplotlib', 'duckdb') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    assert _child_output(code) == "[]"
 
 
 def test_the_api_imports_pandas_while_the_core_runs() -> None:
     """tcplab.run's tables are DataFrames: pandas is imported in a thread of
     its own beside the core, so it is there without the caller asking for a
     table; and no thread is started when it is imported already."""
-    import subprocess
-    import sys
     import threading
 
     from tcplab.api import import_pandas_meanwhile
@@ -175,8 +177,7 @@ def test_the_api_imports_pandas_while_the_core_runs() -> None:
         "    if t is not threading.main_thread(): t.join()\n"
         "print('pandas' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "True"
+    assert _child_output(code) == "True"
     import pandas  # noqa: F401
 
     import_pandas_meanwhile()
