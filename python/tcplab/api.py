@@ -378,7 +378,10 @@ def import_pandas_meanwhile() -> None:
     DataFrames, and pandas' import (0.35-0.5 s on a slow machine) then runs
     on another core beside the loop instead of after it. Not during set-up,
     whose helper thread maps the memory of a large simulation on that core.
-    A failed import is left for the caller's own import to report."""
+    A failed import is left for the caller's own import to report. The
+    thread is not a daemon (a daemon stopped at exit in the middle of
+    NumPy's import could leave the interpreter hung), so a script that ends
+    without reading a table while the import is still going waits for it."""
     if "pandas" in sys.modules:
         return
     import threading
