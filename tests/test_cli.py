@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -160,27 +161,37 @@ def test_run_and_its_summary_import_no_pandas() -> None:
     assert _child_output(code) == "[]"
 
 
-def test_the_api_imports_pandas_while_the_core_runs() -> None:
-    """tcplab.run's tables are DataFrames: pandas is imported in a thread of
-    its own beside the core, so it is there without the caller asking for a
-    table; and no thread is started when it is imported already."""
-    import threading
-
-    from tcplab.api import import_pandas_meanwhile
+def test_the_api_imports_pandas_beside_a_loop_that_outlasts_its_wait(monkeypatch) -> None:
+    """tcplab.run's tables are DataFrames: its hook imports pandas in a thread
+    beside the loop, once the run has lasted PANDAS_AFTER_S, and not when the
+    run ended first or pandas is imported already; tcplab run's summary
+    passes no hook."""
+    import tcplab.api
 
     code = (
         "import sys, threading\n"
-        "import tcplab\n"
-        "assert 'pandas' not in sys.modules\n"
-        f"res = tcplab.run({EXAMPLE!r})\n"
-        "for t in threading.enumerate():\n"
-        "    if t is not threading.main_thread(): t.join()\n"
-        "print('pandas' in sys.modules)\n"
+        "from tcplab.api import PandasMeanwhile\n"
+        "def join():\n"
+        "    for t in threading.enumerate():\n"
+        "        if t is not threading.main_thread(): t.join()\n"
+        "ended = PandasMeanwhile(); ended.done.set(); ended(); join()\n"
+        "first = 'pandas' in sys.modules\n"
+        "running = PandasMeanwhile(); running(); join()\n"
+        "print(first, 'pandas' in sys.modules)\n"
     )
-    assert _child_output(code) == "True"
-    import pandas  # noqa: F401
+    assert _child_output(code) == "False True"  # the second waits PANDAS_AFTER_S for a run that never ends
+    hooks = []
+    real = tcplab.api.run_core_columns
 
-    import_pandas_meanwhile()
+    def recording(*a, **k):
+        hooks.append(k.get("at_loop"))
+        return real(*a, **k)
+
+    monkeypatch.setattr(tcplab.api, "run_core_columns", recording)
+    tcplab.run(EXAMPLE)
+    assert CliRunner().invoke(main, ["run", EXAMPLE]).exit_code == 0
+    assert isinstance(hooks[0], tcplab.api.PandasMeanwhile) and hooks[0].done.is_set() and hooks[1] is None
+    hooks[0]()  # pandas is imported in this process: no thread
     assert not [t for t in threading.enumerate() if t.name == "tcplab-import-pandas"]
 
 

@@ -371,31 +371,47 @@ def encode_packed(core: dict[str, Any]) -> tuple[str, list[bytes]]:
     return json.dumps(out), blobs
 
 
-def import_pandas_meanwhile() -> None:
-    """Start importing pandas in a thread of its own, unless it is imported
-    already. Called by the core once it has built the simulation, just
-    before the loop (which runs with the GIL released): a Result's tables are
-    DataFrames, and pandas' import (0.35-0.5 s on a slow machine) then runs
-    on another core beside the loop instead of after it. Not during set-up,
-    whose helper thread maps the memory of a large simulation on that core.
-    A failed import is left for the caller's own import to report. The
-    thread is not a daemon (a daemon stopped at exit in the middle of
-    NumPy's import could leave the interpreter hung), so a script that ends
-    without reading a table while the import is still going waits for it."""
-    if "pandas" in sys.modules:
-        return
-    import threading
-
-    threading.Thread(target=_import_quietly, args=("pandas",), name="tcplab-import-pandas").start()
+#: A run whose loop ends within this many seconds does not import pandas
+#: beside it (see :class:`PandasMeanwhile`).
+PANDAS_AFTER_S = 0.2
 
 
-def _import_quietly(name: str) -> None:
-    import importlib
+class PandasMeanwhile:
+    """The hook `tcplab.run` gives the core (`at_loop`): called once the
+    simulation is built, just before the loop, which runs with the GIL
+    released. A Result's tables are DataFrames, and pandas' import (0.35-0.5
+    s on a slow machine) can run on another core beside the loop instead of
+    after it. Not during set-up, whose helper thread maps the memory of a
+    large simulation on that core.
 
-    try:
-        importlib.import_module(name)
-    except Exception:  # noqa: BLE001 - the main thread's import of it raises the same error
-        pass
+    The thread first waits :data:`PANDAS_AFTER_S` for the run to end
+    (:attr:`done`, set by the caller when the core returns): a short run
+    imports nothing early, so a script that reads no table does not wait for
+    pandas at its exit. The thread is not a daemon: one stopped at exit in the
+    middle of NumPy's import could leave the interpreter hung. A failed import
+    is left for the caller's own import to report."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.done = threading.Event()
+
+    def __call__(self) -> None:
+        if "pandas" in sys.modules:
+            return
+        import threading
+
+        threading.Thread(target=self._import, name="tcplab-import-pandas").start()
+
+    def _import(self) -> None:
+        if self.done.wait(PANDAS_AFTER_S):
+            return  # the run ended first: pandas is imported when a table is read
+        import importlib
+
+        try:
+            importlib.import_module("pandas")
+        except Exception:  # noqa: BLE001 - the main thread's import of it raises the same error
+            pass
 
 
 def run(
@@ -448,12 +464,15 @@ def _run(
     with no_gc():
         core = sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True)
         text, blobs = encode_packed(core)
+        beside = PandasMeanwhile() if tables else None
         try:
-            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core),
-                                    at_loop=import_pandas_meanwhile if tables else None)  # fmt: skip
+            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core), at_loop=beside)
         except ScenarioError as e:  # found by the core's checks: name the file, as the Python checks do
             if e.source is None and isinstance(scenario, (str, Path)):
                 raise ScenarioError(e.problems, str(scenario)) from None
             raise
+        finally:
+            if beside is not None:
+                beside.done.set()
         del core, text, blobs
         return Result(scenario=sc, data=data)
