@@ -285,3 +285,17 @@ def test_at_loop_is_called_once_between_set_up_and_the_loop(monkeypatch) -> None
     with pytest.raises(ScenarioError, match="bogus"):
         run_core_columns(text, blobs=blobs, at_loop=lambda: calls.append(3))
     assert calls == [1, 2]
+
+
+def test_runs_of_equal_neighbours() -> None:
+    from tcplab.scenario.model import runs_of_equal
+
+    nan = float("nan")
+    assert runs_of_equal([]) == [0, 0]
+    assert runs_of_equal(["a"]) == [0, 1]
+    assert runs_of_equal([1, 1, 2, 2, 2, 1, 3]) == [0, 2, 5, 6, 7]
+    # A NaN equals nothing, not even itself; tuples holding the same NaN
+    # object are equal, as == compares their items by identity first.
+    assert runs_of_equal([nan, nan, (nan,), (nan,), (float("nan"),)]) == [0, 1, 2, 4, 5]
+    keys = [{"a": 1, "b": 2}.keys(), {"b": 0, "a": 0}.keys(), {"a": 0}.keys()]
+    assert runs_of_equal(keys) == [0, 2, 3]
