@@ -144,7 +144,7 @@ def _child_output(code: str) -> str:
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300).stdout.strip()
 
 
 def test_run_and_its_summary_import_no_pandas() -> None:
@@ -164,22 +164,27 @@ def test_run_and_its_summary_import_no_pandas() -> None:
 def test_the_api_imports_pandas_beside_a_loop_that_outlasts_its_wait(monkeypatch) -> None:
     """tcplab.run's tables are DataFrames: its hook imports pandas in a thread
     beside the loop, once the run has lasted PANDAS_AFTER_S, and not when the
-    run ended first or pandas is imported already; tcplab run's summary
-    passes no hook."""
+    run ended first or pandas is imported already; no thread outlives
+    tcplab.run; tcplab run's summary passes no hook."""
     import tcplab.api
 
     code = (
-        "import sys, threading\n"
+        "import sys\n"
         "from tcplab.api import PandasMeanwhile\n"
-        "def join():\n"
-        "    for t in threading.enumerate():\n"
-        "        if t is not threading.main_thread(): t.join()\n"
-        "ended = PandasMeanwhile(); ended.done.set(); ended(); join()\n"
+        "ended = PandasMeanwhile(); ended.done.set(); ended(); ended.finish()\n"
         "first = 'pandas' in sys.modules\n"
-        "running = PandasMeanwhile(); running(); join()\n"
+        "running = PandasMeanwhile(); running(); running.thread.join()\n"  # waits PANDAS_AFTER_S for a run that never ends
         "print(first, 'pandas' in sys.modules)\n"
     )
-    assert _child_output(code) == "False True"  # the second waits PANDAS_AFTER_S for a run that never ends
+    assert _child_output(code) == "False True"
+    code = (
+        "import sys, threading\n"
+        "import tcplab, tcplab.api\n"
+        "tcplab.api.PANDAS_AFTER_S = 3600\n"  # the thread waits for the run's end, which tcplab.run signals and joins
+        f"tcplab.run({EXAMPLE!r})\n"
+        "print('pandas' in sys.modules, threading.active_count())\n"
+    )
+    assert _child_output(code) == "False 1"
     hooks = []
     real = tcplab.api.run_core_columns
 
@@ -188,11 +193,12 @@ def test_the_api_imports_pandas_beside_a_loop_that_outlasts_its_wait(monkeypatch
         return real(*a, **k)
 
     monkeypatch.setattr(tcplab.api, "run_core_columns", recording)
+    import pandas  # noqa: F401
+
     tcplab.run(EXAMPLE)
     assert CliRunner().invoke(main, ["run", EXAMPLE]).exit_code == 0
     assert isinstance(hooks[0], tcplab.api.PandasMeanwhile) and hooks[0].done.is_set() and hooks[1] is None
-    hooks[0]()  # pandas is imported in this process: no thread
-    assert not [t for t in threading.enumerate() if t.name == "tcplab-import-pandas"]
+    assert hooks[0].thread is None  # pandas is imported in this process: no thread
 
 
 def test_run_counts_an_atm_ports_queue_in_cells(tmp_path) -> None:

@@ -384,24 +384,34 @@ class PandasMeanwhile:
     after it. Not during set-up, whose helper thread maps the memory of a
     large simulation on that core.
 
-    The thread first waits :data:`PANDAS_AFTER_S` for the run to end
-    (:attr:`done`, set by the caller when the core returns): a short run
-    imports nothing early, so a script that reads no table does not wait for
-    pandas at its exit. The thread is not a daemon: one stopped at exit in the
-    middle of NumPy's import could leave the interpreter hung. A failed import
-    is left for the caller's own import to report."""
+    The thread first waits :data:`PANDAS_AFTER_S` for the run to end: a
+    short run imports nothing early, so a script that reads no table does
+    not pay for pandas. When the core returns, the caller calls
+    :meth:`finish`, which ends the wait and joins the thread, so no thread
+    outlives `tcplab.run`: a process forked afterwards (multiprocessing's
+    default on Linux) cannot inherit an import half done by a thread it does
+    not have. A failed import is left for the caller's own import to
+    report."""
 
     def __init__(self) -> None:
         import threading
 
         self.done = threading.Event()
+        self.thread: threading.Thread | None = None
 
     def __call__(self) -> None:
         if "pandas" in sys.modules:
             return
         import threading
 
-        threading.Thread(target=self._import, name="tcplab-import-pandas").start()
+        self.thread = threading.Thread(target=self._import, name="tcplab-import-pandas")
+        self.thread.start()
+
+    def finish(self) -> None:
+        """End the wait, and wait for an import under way to finish."""
+        self.done.set()
+        if self.thread is not None:
+            self.thread.join()
 
     def _import(self) -> None:
         if self.done.wait(PANDAS_AFTER_S):
@@ -473,6 +483,6 @@ def _run(
             raise
         finally:
             if beside is not None:
-                beside.done.set()
+                beside.finish()
         del core, text, blobs
         return Result(scenario=sc, data=data)
