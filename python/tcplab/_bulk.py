@@ -18,4 +18,13 @@ def no_gc() -> Iterator[None]:
         yield
     finally:
         if was:
+            # The first collection after the pause would walk every object
+            # built in it (about 0.07 s after a 100,000-flow scenario's
+            # set-up): move them straight to the oldest generation instead,
+            # as freeze (all tracked objects to the permanent generation)
+            # then unfreeze (back into the oldest) do, without a walk. Not
+            # when the caller keeps objects frozen: unfreeze would free them.
+            if gc.get_freeze_count() == 0:
+                gc.freeze()
+                gc.unfreeze()
             gc.enable()
