@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -394,16 +395,12 @@ class PandasMeanwhile:
     report."""
 
     def __init__(self) -> None:
-        import threading
-
         self.done = threading.Event()
         self.thread: threading.Thread | None = None
 
     def __call__(self) -> None:
         if "pandas" in sys.modules:
             return
-        import threading
-
         self.thread = threading.Thread(target=self._import, name="tcplab-import-pandas")
         self.thread.start()
 
