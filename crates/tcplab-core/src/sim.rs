@@ -413,6 +413,25 @@ pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
 /// The Python front starts importing pandas there, on the core that set-up's
 /// helper threads no longer need.
 pub fn run_json_hooked(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce()) -> Result<Results> {
+    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop)?;
+    free_later(r.flows.len(), (sim, sc));
+    Ok(r)
+}
+
+/// [`run_json_hooked`], returning what `encode` makes of the results. The
+/// results are freed with the simulation, after `encode` and off the
+/// caller's thread where the run is large: freeing while `encode` writes
+/// fresh memory would slow it (the two take turns at the memory map).
+pub fn run_json_encoded<T>(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), encode: impl FnOnce(&Results) -> T) -> Result<T> {
+    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop)?;
+    let out = encode(&r);
+    free_later(r.flows.len(), (r, sim, sc));
+    Ok(out)
+}
+
+/// Parse, build, run and tabulate; the simulation and its scenario are
+/// returned for the caller to free.
+fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce()) -> Result<(Results, Simulator, Scenario)> {
     let t0 = std::time::Instant::now();
     let sc = Scenario::from_json_with(scenario_json, blobs)?;
     let mut sim = Simulator::new(&sc)?;
@@ -428,13 +447,17 @@ pub fn run_json_hooked(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnc
     r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();
     r.engine.results_seconds = t2.elapsed().as_secs_f64();
-    // Freeing a large simulation (every connection, queue and packet) takes
-    // a noticeable time at 100,000 flows; the caller need not wait for it.
-    // Where no thread can be started, the refused closure frees it here.
-    if r.flows.len() >= 10_000 {
-        let _ = std::thread::Builder::new().name("tcplab-free".into()).spawn(move || drop((sim, sc)));
+    Ok((r, sim, sc))
+}
+
+/// Free `x` (a run of `flows` flows). Freeing a large simulation (every
+/// connection, queue and packet) takes a noticeable time at 100,000 flows;
+/// the caller need not wait for it. Where no thread can be started, the
+/// refused closure frees it here.
+fn free_later<T: Send + 'static>(flows: usize, x: T) {
+    if flows >= 10_000 {
+        let _ = std::thread::Builder::new().name("tcplab-free".into()).spawn(move || drop(x));
     }
-    Ok(r)
 }
 
 #[cfg(test)]

@@ -95,7 +95,7 @@ fn run(
                     });
                 }
             };
-            tcplab_core::run_json_hooked(&owned, &views, hook).and_then(|r| encode(&r).map_err(tcplab_core::Error::Parse))
+            tcplab_core::run_json_encoded(&owned, &views, hook, encode).and_then(|out| out.map_err(tcplab_core::Error::Parse))
         }))
     });
     match res {

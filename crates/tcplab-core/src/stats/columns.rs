@@ -27,10 +27,11 @@ impl ser::Error for Error {
 }
 
 /// One column's values: while every value is an integer (that fits an i64)
-/// or every one a finite float, as numbers; otherwise as JSON text.
+/// or every one a finite float, as numbers (each the 8 bytes of its
+/// little-endian form, which a blob holds as they are); otherwise as JSON text.
 enum Data {
-    Ints(Vec<i64>),
-    Floats(Vec<f64>),
+    Ints(Vec<u8>),
+    Floats(Vec<u8>),
     /// The values' JSON texts, joined by commas.
     Text(Vec<u8>),
 }
@@ -45,13 +46,13 @@ impl Column {
     fn push<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), Error> {
         let cell = value.serialize(Probe).unwrap_or(Cell::Other);
         match (&mut self.data, cell) {
-            (Data::Ints(v), Cell::Int(x)) => v.push(x),
-            (Data::Floats(v), Cell::Float(x)) => v.push(x),
+            (Data::Ints(v), Cell::Int(x)) => v.extend_from_slice(&x.to_le_bytes()),
+            (Data::Floats(v), Cell::Float(x)) => v.extend_from_slice(&x.to_le_bytes()),
             (data, cell) => {
                 if self.len == 0 {
                     *data = match cell {
-                        Cell::Int(x) => Data::Ints(vec![x]),
-                        Cell::Float(x) => Data::Floats(vec![x]),
+                        Cell::Int(x) => Data::Ints(x.to_le_bytes().to_vec()),
+                        Cell::Float(x) => Data::Floats(x.to_le_bytes().to_vec()),
                         Cell::Other => Data::Text(Vec::new()),
                     };
                 }
@@ -66,6 +67,14 @@ impl Column {
         }
         self.len += 1;
         Ok(())
+    }
+
+    /// Room for `more` values like the ones so far (text: as long as the first).
+    fn reserve(&mut self, more: usize) {
+        match &mut self.data {
+            Data::Ints(v) | Data::Floats(v) => v.reserve_exact(8 * more),
+            Data::Text(buf) => buf.reserve(more * (buf.len() + 1)),
+        }
     }
 
     /// Turn the column into text (if it is not already) and return its buffer.
@@ -83,17 +92,18 @@ impl Column {
 
     /// The values as JSON text, joined by commas (as the row form prints them).
     fn write_values(&self, out: &mut Vec<u8>) {
-        fn join<T: Serialize>(out: &mut Vec<u8>, v: &[T]) {
-            for (i, x) in v.iter().enumerate() {
+        fn join<T: Serialize>(out: &mut Vec<u8>, v: &[u8], from_le: impl Fn([u8; 8]) -> T) {
+            for (i, x) in v.chunks_exact(8).enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                serde_json::to_writer(&mut *out, x).expect("a number serializes");
+                let x = from_le(x.try_into().expect("8 bytes"));
+                serde_json::to_writer(&mut *out, &x).expect("a number serializes");
             }
         }
         match &self.data {
-            Data::Ints(v) => join(out, v),
-            Data::Floats(v) => join(out, v),
+            Data::Ints(v) => join(out, v, i64::from_le_bytes),
+            Data::Floats(v) => join(out, v, f64::from_le_bytes),
             Data::Text(buf) => out.extend_from_slice(buf),
         }
     }
@@ -119,6 +129,13 @@ impl Columns {
             if let Some(col) = c.cols.iter().find(|col| col.len != c.rows) {
                 return Err(Error(format!("row {} lacks field '{}' or repeats it", c.rows - 1, col.name)));
             }
+            if c.rows == 1 {
+                // Room for every row at once: growing 400,000-row columns by
+                // doubling copies them and faults in memory twice over.
+                for col in &mut c.cols {
+                    col.reserve(rows.len() - 1);
+                }
+            }
         }
         Ok(c)
     }
@@ -142,28 +159,28 @@ impl Columns {
     /// Append the table as one JSON object of arrays (`{}` without rows).
     /// With `blobs`, a column of numbers is written instead as
     /// `{"bin": k, "dtype": "<i8"}` (or `"<f8"`), its values the
-    /// little-endian bytes of `blobs[k]`.
-    pub fn write_json(&self, out: &mut Vec<u8>, mut blobs: Option<&mut Vec<Vec<u8>>>) {
+    /// little-endian bytes of `blobs[k]` (moved there, not copied).
+    pub fn write_json(self, out: &mut Vec<u8>, mut blobs: Option<&mut Vec<Vec<u8>>>) {
         out.push(b'{');
-        for (i, col) in self.cols.iter().enumerate() {
+        for (i, col) in self.cols.into_iter().enumerate() {
             if i > 0 {
                 out.push(b',');
             }
             serde_json::to_writer(&mut *out, &col.name).expect("a string serializes");
             out.push(b':');
-            let bytes: Option<(Vec<u8>, &str)> = match (&col.data, blobs.is_some()) {
-                (Data::Ints(v), true) => Some((v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<i8")),
-                (Data::Floats(v), true) => Some((v.iter().flat_map(|x| x.to_le_bytes()).collect(), "<f8")),
-                _ => None,
+            let dtype = match col.data {
+                Data::Ints(_) => "<i8",
+                Data::Floats(_) => "<f8",
+                Data::Text(_) => "",
             };
-            match (bytes, blobs.as_deref_mut()) {
-                (Some((b, dtype)), Some(list)) => {
+            match (col.data, blobs.as_deref_mut()) {
+                (Data::Ints(b) | Data::Floats(b), Some(list)) => {
                     out.extend_from_slice(format!("{{\"bin\":{},\"dtype\":\"{dtype}\"}}", list.len()).as_bytes());
                     list.push(b);
                 }
-                _ => {
+                (data, _) => {
                     out.push(b'[');
-                    col.write_values(out);
+                    Column { data, ..col }.write_values(out);
                     out.push(b']');
                 }
             }
@@ -372,7 +389,7 @@ mod tests {
         ok: bool,
     }
 
-    fn json(c: &Columns) -> String {
+    fn json(c: Columns) -> String {
         let mut out = Vec::new();
         c.write_json(&mut out, None);
         String::from_utf8(out).unwrap()
@@ -384,10 +401,10 @@ mod tests {
             Row { id: 1, name: "x", inner: Inner { a: 7, b: Some(0.1) }, ok: true },
             Row { id: 2, name: "y\"z", inner: Inner { a: 8, b: None }, ok: false },
         ];
-        let c = Columns::of(&rows).unwrap();
-        assert_eq!(json(&c), r#"{"id":[1,2],"name":["x","y\"z"],"a":[7,8],"b":[0.1,null],"ok":[true,false]}"#);
+        let text = json(Columns::of(&rows).unwrap());
+        assert_eq!(text, r#"{"id":[1,2],"name":["x","y\"z"],"a":[7,8],"b":[0.1,null],"ok":[true,false]}"#);
         // The same values as serde_json's row form, column by column.
-        let v: serde_json::Value = serde_json::from_str(&json(&c)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         for (i, r) in rows.iter().enumerate() {
             let row = serde_json::to_value(r).unwrap();
             for (k, x) in row.as_object().unwrap() {
@@ -412,6 +429,8 @@ mod tests {
         c.write_json(&mut out, Some(&mut blobs));
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":{"bin":0,"dtype":"<i8"},"x":{"bin":1,"dtype":"<f8"},"m":{"bin":2,"dtype":"<i8"}}"#);
         assert_eq!(blobs, vec![1i64.to_le_bytes().to_vec(), 0.5f64.to_le_bytes().to_vec(), 3i64.to_le_bytes().to_vec()]);
+        // Without blobs, the same numbers as text.
+        assert_eq!(json(Columns::of(&rows[..1]).unwrap()), r#"{"n":[1],"x":[0.5],"m":[3]}"#);
         // u64 beyond i64, NaN (written null) and None make text of what came before.
         let c = Columns::of(&rows).unwrap();
         let mut blobs = Vec::new();
@@ -419,12 +438,12 @@ mod tests {
         c.write_json(&mut out, Some(&mut blobs));
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
         assert!(blobs.is_empty());
-        assert_eq!(json(&c), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
+        assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
     }
 
     #[test]
     fn no_rows_is_an_empty_table_and_a_non_struct_is_refused() {
-        assert_eq!(json(&Columns::of::<Row>(&[]).unwrap()), "{}");
+        assert_eq!(json(Columns::of::<Row>(&[]).unwrap()), "{}");
         assert!(Columns::of(&[1u32, 2]).is_err());
     }
 }

@@ -244,9 +244,10 @@ pub fn to_json(r: &Results) -> serde_json::Result<String> {
 pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
     use columns::Columns;
     let mut out = Vec::with_capacity(1 << 16);
+    let (flows, links) = results::both(|| Columns::of(&r.flows), || Columns::of(&r.links), r.flows.len() + r.links.len() >= results::PARALLEL_ROWS);
     let tables = [
-        ("flows", Columns::of(&r.flows)?),
-        ("links", Columns::of(&r.links)?),
+        ("flows", flows?),
+        ("links", links?),
         ("pages", Columns::of(&r.pages)?),
         ("traces", Columns::of(&r.traces)?),
         ("web100", Columns::of(&r.web100)?),
@@ -254,7 +255,7 @@ pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Res
         ("packets", Columns::of(&r.packets)?),
     ];
     out.push(b'{');
-    for (name, cols) in &tables {
+    for (name, cols) in tables {
         out.extend_from_slice(format!("\"{name}\":").as_bytes());
         cols.write_json(&mut out, blobs.as_deref_mut());
         out.push(b',');

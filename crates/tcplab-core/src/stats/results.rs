@@ -10,7 +10,8 @@ use crate::time::{Dur, Time};
 /// The tables of a run that ended at `end` after `events` events; `wall_seconds` is the caller's measurement.
 pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: Time, events: u64, wall_seconds: f64) -> Results {
     let name = |n: u32| net.nodes[n as usize].clone();
-    let flows = tcp
+    let flows = || -> Vec<FlowRow> {
+        tcp
         .conns
         .iter()
         .map(|c| {
@@ -55,8 +56,10 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
                 completed: done.is_some(),
             }
         })
-        .collect();
-    let links = net
+        .collect()
+    };
+    let links = || -> Vec<LinkRow> {
+        net
         .links
         .iter()
         .enumerate()
@@ -82,7 +85,9 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
                 queue_max_bytes: r.queue_max_bytes,
             }
         })
-        .collect();
+        .collect()
+    };
+    let (flows, links) = both(flows, links, tcp.conns.len() + net.links.len() >= PARALLEL_ROWS);
     let packets = net
         .log_until(end)
         .map(|r| PacketRow {
@@ -134,5 +139,100 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             packets_in_network_end: net.packets_live(),
             packet_pool_peak: net.pool_peak(),
         },
+    }
+}
+
+/// From this many flow and link rows on, the two tables are built side by
+/// side: at 100,000 flows (400,000 links) each takes about a tenth of a second.
+pub(crate) const PARALLEL_ROWS: usize = 100_000;
+
+/// `a()` and `b()`, the second on a helper thread when `parallel` (and a
+/// thread can be started): the results are the same either way.
+pub(crate) fn both<A, B: Send>(a: impl FnOnce() -> A, b: impl FnOnce() -> B + Send, parallel: bool) -> (A, B) {
+    if !parallel {
+        return (a(), b());
+    }
+    // The helper takes `b` from here; where it cannot start, `b` is still here.
+    let slot = std::sync::Mutex::new(Some(b));
+    let take = || slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take();
+    std::thread::scope(|s| {
+        let helper = std::thread::Builder::new().name("tcplab-results".into()).spawn_scoped(s, || take().map(|b| b()));
+        let x = a();
+        let y = match helper {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(_) => None,
+        };
+        (x, y.unwrap_or_else(|| take().expect("b runs once")()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn thread_name() -> Option<String> {
+        std::thread::current().name().map(str::to_owned)
+    }
+
+    #[test]
+    fn both_gives_each_result_in_its_place_and_runs_the_second_on_a_helper_when_parallel() {
+        let me = thread_name();
+        assert_eq!(both(|| (1, thread_name()), || ("b", thread_name()), true), ((1, me.clone()), ("b", Some("tcplab-results".to_owned()))));
+        assert_eq!(both(|| (1, thread_name()), || ("b", thread_name()), false), ((1, me.clone()), ("b", me)));
+    }
+
+    #[test]
+    #[should_panic(expected = "from the helper")]
+    fn a_panic_on_the_helper_reaches_the_caller() {
+        both(|| 1, || -> u8 { panic!("from the helper") }, true);
+    }
+
+    #[test]
+    fn a_large_run_s_columns_built_side_by_side_hold_what_its_rows_do() {
+        // A small run's rows, repeated past the threshold, so that
+        // `to_json_columns` builds the flows' and links' columns on two threads.
+        let sc = crate::testkit::line_srk(r#"{"name": "a", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 30000, "request_bytes": 0, "tcp": {tcp}}"#);
+        let mut sim = crate::Simulator::new(&sc).expect("it builds");
+        sim.run();
+        let mut r = sim.results(0.0);
+        let (flow, links) = (r.flows[0].clone(), r.links.clone());
+        r.flows = (0..PARALLEL_ROWS as u64 / 2).map(|i| FlowRow { id: i, bytes_delivered: i % 7, ..flow.clone() }).collect();
+        r.links = (0..PARALLEL_ROWS / 2).map(|i| LinkRow { id: i as u64, ..links[i % links.len()].clone() }).collect();
+        let text = super::super::to_json_columns(&r, None).expect("columns");
+        let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        for (table, rows) in [("flows", serde_json::to_value(&r.flows).unwrap()), ("links", serde_json::to_value(&r.links).unwrap())] {
+            let rows = rows.as_array().unwrap();
+            assert_eq!(rows.len(), PARALLEL_ROWS / 2);
+            for (i, row) in rows.iter().enumerate() {
+                for (k, x) in row.as_object().unwrap() {
+                    assert_eq!(&v[table][k][i], x, "{table}.{k}[{i}]");
+                }
+            }
+        }
+        // With blobs: the columns of numbers hold the same values as bytes.
+        let mut blobs = Vec::new();
+        let packed: serde_json::Value = serde_json::from_str(&super::super::to_json_columns(&r, Some(&mut blobs)).expect("columns")).expect("JSON");
+        let mut bins = 0;
+        for table in ["flows", "links"] {
+            for (k, col) in packed[table].as_object().unwrap() {
+                let Some(bin) = col.get("bin") else {
+                    assert_eq!(col, &v[table][k], "{table}.{k}");
+                    continue;
+                };
+                bins += 1;
+                let bytes = &blobs[bin.as_u64().unwrap() as usize];
+                let want = v[table][k].as_array().unwrap();
+                assert_eq!(bytes.len(), 8 * want.len(), "{table}.{k}");
+                for (b, w) in bytes.chunks_exact(8).zip(want) {
+                    let b: [u8; 8] = b.try_into().unwrap();
+                    match col["dtype"].as_str() {
+                        Some("<i8") => assert_eq!(Some(i64::from_le_bytes(b)), w.as_i64(), "{table}.{k}"),
+                        _ => assert_eq!(Some(f64::from_le_bytes(b)), w.as_f64(), "{table}.{k}"),
+                    }
+                }
+            }
+        }
+        assert_eq!(bins, blobs.len());
+        assert!(bins > 20, "{bins} columns of numbers");
     }
 }
