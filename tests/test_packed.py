@@ -96,6 +96,10 @@ def test_like_applications_are_validated_once_and_equal_those_validated_each() -
     one_by_one = tcplab.load({**doc, "apps": doc["apps"][:50]}).apps + tcplab.load({**doc, "apps": doc["apps"][50:]}).apps
     assert [a.model_dump() for a in copies] == [a.model_dump() for a in one_by_one]
     assert [a.model_fields_set for a in copies] == [a.model_fields_set for a in one_by_one]
+    # Each copy has a set of its own: assigning a field of one marks that one only.
+    copies[1].request = 5
+    assert "request" in copies[1].model_fields_set and "request" not in copies[2].model_fields_set
+    assert copies[2].__pydantic_extra__ is None and copies[2].__pydantic_private__ is None
     # One template in the packed form; names and nodes by column.
     core = tcplab.load(doc).to_core(packed=True)
     assert len(core["app_templates"]) == 1

@@ -3,6 +3,7 @@ validation errors that name each bad field, its value and what is allowed."""
 
 from __future__ import annotations
 
+import collections
 import copy
 import itertools
 import json
@@ -250,25 +251,27 @@ def _like_apps(apps: Any) -> list[Any] | None:
 def _copies(m: Any, names: list[str], idents: list[tuple[Any, ...]]) -> list[Any]:
     """Copies of model `m` with the values `idents` at `names`: shallow, as
     copy.copy makes them (these models have no extra or private fields). The
-    nested settings are shared: nothing changes them."""
+    nested settings are shared: nothing changes them. Each of a copy's four
+    slots is set by a C-level map over all the copies, not in a Python loop."""
     cls, base = type(m), m.__dict__
     fields_set = m.__pydantic_fields_set__ | set(names)
-    out = []
-    add = out.append
-    three = names == list(_IDENTITY)
-    for vals in idents:
-        if three:
-            d = {**base, "name": vals[0], "src": vals[1], "dst": vals[2]}
-        else:
-            d = base.copy()
-            d.update(zip(names, vals))
-        c = new(cls)
-        setattr_(c, "__dict__", d)
-        setattr_(c, "__pydantic_extra__", None)
-        setattr_(c, "__pydantic_fields_set__", set(fields_set))
-        setattr_(c, "__pydantic_private__", None)
-        add(c)
+    n = len(idents)
+    if names == list(_IDENTITY):
+        dicts = [{**base, "name": a, "src": b, "dst": c} for a, b, c in idents]
+    else:
+        dicts = [{**base, **dict(zip(names, vals))} for vals in idents]
+    out = list(map(new, itertools.repeat(cls, n)))
+    for slot, values in (
+        ("__dict__", dicts),
+        ("__pydantic_extra__", itertools.repeat(None)),
+        ("__pydantic_fields_set__", map(set, itertools.repeat(fields_set, n))),
+        ("__pydantic_private__", itertools.repeat(None)),
+    ):
+        _exhaust(map(setattr_, out, itertools.repeat(slot), values))
     return out
+
+
+_exhaust = collections.deque(maxlen=0).extend
 
 
 new = object.__new__
