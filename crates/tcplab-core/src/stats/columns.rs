@@ -168,16 +168,14 @@ impl Columns {
             }
             serde_json::to_writer(&mut *out, &col.name).expect("a string serializes");
             out.push(b':');
-            let dtype = match col.data {
-                Data::Ints(_) => "<i8",
-                Data::Floats(_) => "<f8",
-                Data::Text(_) => "",
+            let blob = |list: &mut Vec<Vec<u8>>, b: Vec<u8>, dtype: &str| {
+                let at = format!("{{\"bin\":{},\"dtype\":\"{dtype}\"}}", list.len());
+                list.push(b);
+                at
             };
             match (col.data, blobs.as_deref_mut()) {
-                (Data::Ints(b) | Data::Floats(b), Some(list)) => {
-                    out.extend_from_slice(format!("{{\"bin\":{},\"dtype\":\"{dtype}\"}}", list.len()).as_bytes());
-                    list.push(b);
-                }
+                (Data::Ints(b), Some(list)) => out.extend_from_slice(blob(list, b, "<i8").as_bytes()),
+                (Data::Floats(b), Some(list)) => out.extend_from_slice(blob(list, b, "<f8").as_bytes()),
                 (data, _) => {
                     out.push(b'[');
                     Column { data, ..col }.write_values(out);

@@ -11,81 +11,79 @@ use crate::time::{Dur, Time};
 pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: Time, events: u64, wall_seconds: f64) -> Results {
     let name = |n: u32| net.nodes[n as usize].clone();
     let flows = || -> Vec<FlowRow> {
-        tcp
-        .conns
-        .iter()
-        .map(|c| {
-            let app = &apps.apps[c.owner as usize];
-            let done = c.receiver.done_at();
-            let delivered = c.receiver.delivered();
-            let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
-            let st = &c.sender.stats;
-            FlowRow {
-                id: u64::from(c.id),
-                app: app.name.clone(),
-                page: apps.page_of(c.tag),
-                // The server: a burst's transfers may come from several.
-                src: name(net.route_ends(c.routes().0).0),
-                dst: name(app.dst),
-                cc: c.sender.cc.name().to_string(),
-                iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),
-                bytes: c.size,
-                bytes_delivered: delivered,
-                start_s: c.start.as_secs_f64(),
-                end_s: done.map(Time::as_secs_f64),
-                fct_s: done.map(|d| (d - c.start).as_secs_f64()),
-                goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
-                data_pkts: st.data_pkts,
-                retx_pkts: st.retx_pkts,
-                retx_fast_pkts: st.retx_fast_pkts,
-                retx_timeout_pkts: st.retx_timeout_pkts,
-                timeouts: st.timeouts,
-                fast_retx: st.fast_retx,
-                dupacks: st.dupacks,
-                sack_blocks: st.sack_blocks,
-                ss_entries: st.ss_entries,
-                ca_entries: st.ca_entries,
-                rwnd_stalls: st.rwnd_stalls,
-                send_stalls: st.send_stalls,
-                rtt_samples: c.sender.rtt.samples(),
-                srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
-                syn_sent: u64::from(c.syn_sent()),
-                synack_sent: u64::from(c.synack_sent()),
-                closed: c.closed(),
-                aborted: c.aborted(),
-                completed: done.is_some(),
-            }
-        })
-        .collect()
+        tcp.conns
+            .iter()
+            .map(|c| {
+                let app = &apps.apps[c.owner as usize];
+                let done = c.receiver.done_at();
+                let delivered = c.receiver.delivered();
+                let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
+                let st = &c.sender.stats;
+                FlowRow {
+                    id: u64::from(c.id),
+                    app: app.name.clone(),
+                    page: apps.page_of(c.tag),
+                    // The server: a burst's transfers may come from several.
+                    src: name(net.route_ends(c.routes().0).0),
+                    dst: name(app.dst),
+                    cc: c.sender.cc.name().to_string(),
+                    iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),
+                    bytes: c.size,
+                    bytes_delivered: delivered,
+                    start_s: c.start.as_secs_f64(),
+                    end_s: done.map(Time::as_secs_f64),
+                    fct_s: done.map(|d| (d - c.start).as_secs_f64()),
+                    goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
+                    data_pkts: st.data_pkts,
+                    retx_pkts: st.retx_pkts,
+                    retx_fast_pkts: st.retx_fast_pkts,
+                    retx_timeout_pkts: st.retx_timeout_pkts,
+                    timeouts: st.timeouts,
+                    fast_retx: st.fast_retx,
+                    dupacks: st.dupacks,
+                    sack_blocks: st.sack_blocks,
+                    ss_entries: st.ss_entries,
+                    ca_entries: st.ca_entries,
+                    rwnd_stalls: st.rwnd_stalls,
+                    send_stalls: st.send_stalls,
+                    rtt_samples: c.sender.rtt.samples(),
+                    srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
+                    syn_sent: u64::from(c.syn_sent()),
+                    synack_sent: u64::from(c.synack_sent()),
+                    closed: c.closed(),
+                    aborted: c.aborted(),
+                    completed: done.is_some(),
+                }
+            })
+            .collect()
     };
     let links = || -> Vec<LinkRow> {
-        net
-        .links
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            let r = l.report(end);
-            LinkRow {
-                id: i as u64,
-                src: name(l.from),
-                dst: name(l.to),
-                rate_bps: l.rate_bps,
-                delay_s: l.delay.as_secs_f64(),
-                arrivals: r.arrivals,
-                departures: r.departures,
-                departure_bytes: r.departure_bytes,
-                drops: r.drops,
-                drop_bytes: r.drop_bytes,
-                loss_drops: r.loss_drops,
-                backlog_end: r.backlog_end,
-                propagating_end: r.propagating_end,
-                utilization: r.utilization,
-                queue_avg_pkts: r.queue_avg_pkts,
-                queue_max_pkts: r.queue_max_pkts,
-                queue_max_bytes: r.queue_max_bytes,
-            }
-        })
-        .collect()
+        net.links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let r = l.report(end);
+                LinkRow {
+                    id: i as u64,
+                    src: name(l.from),
+                    dst: name(l.to),
+                    rate_bps: l.rate_bps,
+                    delay_s: l.delay.as_secs_f64(),
+                    arrivals: r.arrivals,
+                    departures: r.departures,
+                    departure_bytes: r.departure_bytes,
+                    drops: r.drops,
+                    drop_bytes: r.drop_bytes,
+                    loss_drops: r.loss_drops,
+                    backlog_end: r.backlog_end,
+                    propagating_end: r.propagating_end,
+                    utilization: r.utilization,
+                    queue_avg_pkts: r.queue_avg_pkts,
+                    queue_max_pkts: r.queue_max_pkts,
+                    queue_max_bytes: r.queue_max_bytes,
+                }
+            })
+            .collect()
     };
     let (flows, links) = both(flows, links, tcp.conns.len() + net.links.len() >= PARALLEL_ROWS);
     let packets = net
