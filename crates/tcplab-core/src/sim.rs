@@ -405,24 +405,20 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
 
 /// As [`run_json`], for a scenario whose packed columns refer to `blobs`.
 pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
-    run_json_hooked(scenario_json, blobs, || ())
-}
-
-/// [`run_json_with`], calling `at_loop` once the simulation is built, just
-/// before its loop starts (not at all for a scenario that set-up refuses).
-/// The Python front starts importing pandas there, on the core that set-up's
-/// helper threads no longer need.
-pub fn run_json_hooked(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce()) -> Result<Results> {
-    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop)?;
+    let (r, sim, sc) = run_parts(scenario_json, blobs, || ())?;
     free_later(r.flows.len(), (sim, sc));
     Ok(r)
 }
 
-/// [`run_json_hooked`], returning what `encode` makes of the results, which
-/// are then freed as the simulation is: off the caller's thread where the
-/// run is large. (The simulation is freed while `encode` runs: waiting
-/// would spare `encode` some 0.04 s at 100,000 flows, as the two take turns
-/// at the memory map, but raise the peak memory by about 100 MB.)
+/// [`run_json_with`], returning what `encode` makes of the results, and
+/// calling `at_loop` once the simulation is built, just before its loop
+/// starts (not at all for a scenario that set-up refuses). The Python front
+/// starts importing pandas there, on the core that set-up's helper threads
+/// no longer need. The results are freed as the simulation is: off the
+/// caller's thread where the run is large. (The simulation is freed while
+/// `encode` runs: waiting would spare `encode` some 0.04 s at 100,000
+/// flows, as the two take turns at the memory map, but raise the peak
+/// memory by about 100 MB.)
 pub fn run_json_encoded<T>(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), encode: impl FnOnce(&Results) -> T) -> Result<T> {
     let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop)?;
     free_later(r.flows.len(), (sim, sc));
