@@ -2,7 +2,7 @@
 //! path, with TCP's invariants checked after every step. The fuzz target
 //! `tcp_ops` (in `fuzz/`) feeds it arbitrary bytes; tests replay what it found.
 //!
-//! The first bytes choose the configuration (controller, initial window,
+//! The first bytes choose the configuration (controller, CUBIC's HyStart, initial window,
 //! RTT timing with timestamps, quick ACKs at the start, byte or ACK counting,
 //! restart after idle, delayed ACKs, SACK blocks, duplicate-ACK threshold,
 //! limited transmit, a growing receive window, and local congestion: the path
@@ -67,6 +67,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         rtt: RttConfig { ns2_ticks: data[0] & 64 != 0, phase_ns: u64::from(data[3] >> 2 & 3) * 250_000, ..Default::default() },
         ns2_ca_fraction: data[3] & 1 != 0,
         ns2_fr_halving: data[3] & 2 != 0,
+        // HyStart (cubic only).
+        hystart: data[1] & 48 == 48,
         // Giving up after 1 to 4 retransmissions, or after the default 15.
         max_retries: if data[0] & 128 != 0 { 1 + u32::from(data[0] >> 4 & 3) } else { 15 },
         ..Default::default()
