@@ -53,6 +53,12 @@ def test_sensitivity_variants_reach_the_scenario() -> None:
     web = heavy["apps"][0]
     assert web["primary"] == web["object"] == {"type": "pareto", "median": "1000B", "shape": 1.0, "max": "10MB"}
     assert heavy["apps"][1:8] == [dict(a, primary=web["primary"], object=web["object"]) for a in base["apps"][1:8]]
+    bursts = rfc2415.scenario(8, 1, 1, calibration=rfc2415._sensitivity_cal(rows[rfc2415.SENSITIVITY[-1][0]]))
+    webs, ftp = bursts["apps"][:8], bursts["apps"][8]
+    size = {"type": "pareto", "median": "1900B", "shape": 1.2, "max": "10MB"}
+    assert [(w["embedded_start"], w["think_from"], w["primary"], w["object"]) for w in webs] == [("with_primary", "end", size, size)] * 8
+    assert (ftp["type"], ftp["persistent"], base["apps"][8]["persistent"]) == ("repeat", True, False)
+    assert bursts["tcp"] == base["tcp"] and bursts["topology"] == base["topology"]
 
 
 def test_per_run_metrics_match_their_definitions(tmp_path) -> None:
