@@ -61,6 +61,19 @@ def test_sensitivity_variants_reach_the_scenario() -> None:
     assert bursts["tcp"] == base["tcp"] and bursts["topology"] == base["topology"]
 
 
+def test_a_calibration_reaches_every_configuration_and_its_fetch_order_only_http_1_0() -> None:
+    """`configurations(duration, calibration)` builds every run with the
+    replaced values; `embedded_start` changes the HTTP/1.0 model only, as
+    the RFC defines its HTTP/1.1 model."""
+    cal = {"embedded_start": "with_primary", "think_from": "end"}
+    configs = rfc2415.configurations("60s", cal)
+    assert [lv for lv, _ in configs] == [lv for lv, _ in rfc2415.configurations("60s")]
+    webs = [(lv["http"], a["embedded_start"], a["think_from"]) for lv, sc in configs for a in sc["apps"] if a["type"] == "web"]
+    assert {w for w in webs} == {("1.0", "with_primary", "end"), ("1.1", "after_primary", "end")}
+    plain = {(lv["http"], a["embedded_start"]) for lv, sc in rfc2415.configurations("60s") for a in sc["apps"] if a["type"] == "web"}
+    assert plain == {("1.0", "after_primary"), ("1.1", "after_primary")}
+
+
 def test_per_run_metrics_match_their_definitions(tmp_path) -> None:
     levels = {"part": "half", "http": "1.0", "webs": 8, "ftps": 1, "iw": 1, "queue": "droptail", "mix": "split"}
     doc = rfc2415.scenario(8, 1, 1, "1.0", duration="60s", split_iw=3)

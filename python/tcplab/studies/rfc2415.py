@@ -107,7 +107,9 @@ def scenario(
             "think": {"type": "uniform", "min": "1s", "max": "5s"},
             "request": cal["request"],
             "think_from": cal["think_from"],
-            "embedded_start": cal.get("embedded_start", "after_primary"),
+            # A calibration's fetch order is the HTTP/1.0 model's: the RFC's
+            # HTTP/1.1 model asks for the embedded objects once the primary is in.
+            "embedded_start": cal.get("embedded_start", "after_primary") if http == "1.0" else "after_primary",
             # Stagger the first requests over the first 5 s.
             "start": f"{5.0 * i / max(webs, 1):.6f}s",
         }
@@ -212,25 +214,28 @@ FULL = {"replications": 5, "duration": "360s"}
 QUICK = {"replications": 2, "duration": "180s"}
 
 
-def configurations(duration: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def configurations(duration: str, calibration: dict[str, Any] | None = None) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """(factor levels, scenario) for Tables 1-5 (both HTTP versions), the
-    half-and-half runs of Table 6, and the RED runs."""
+    half-and-half runs of Table 6, and the RED runs; `calibration` replaces
+    values of CALIBRATION (`benchmarks/rfc2415_calibration.py` runs the
+    study that way)."""
     out = []
+    cal = calibration
     for http in ("1.0", "1.1"):
         for webs, ftps in ROWS:
             for iw in (1, 2, 3, 4):
                 levels = {"part": "grid", "http": http, "webs": webs, "ftps": ftps, "iw": iw, "queue": "droptail", "mix": "-"}
-                out.append((levels, scenario(webs, ftps, iw, http, duration=duration)))
+                out.append((levels, scenario(webs, ftps, iw, http, duration=duration, calibration=cal)))
     for webs in (16, 32, 64):
         for mix, iw, split in (("all1", 1, None), ("all3", 3, None), ("split", 1, 3)):
             if webs in (16, 32) and mix != "split":
                 continue  # the same runs as the grid's 16 and 32 webs without FTPs
             levels = {"part": "half", "http": "1.0", "webs": webs, "ftps": 0, "iw": iw, "queue": "droptail", "mix": mix}
-            out.append((levels, scenario(webs, 0, iw, "1.0", duration=duration, split_iw=split)))
+            out.append((levels, scenario(webs, 0, iw, "1.0", duration=duration, split_iw=split, calibration=cal)))
     for webs, ftps in ROWS:
         for iw in (1, 3):
             levels = {"part": "red", "http": "1.0", "webs": webs, "ftps": ftps, "iw": iw, "queue": "red", "mix": "-"}
-            out.append((levels, scenario(webs, ftps, iw, "1.0", red=True, duration=duration)))
+            out.append((levels, scenario(webs, ftps, iw, "1.0", red=True, duration=duration, calibration=cal)))
     return out
 
 
@@ -757,7 +762,7 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
         "**Drops from bursts, not load.** What the missing drops need is burstier web traffic more than heavier. With "
         "a page's four objects asked for at once over HTTP/1.0 (four connections opened together), the sizes refitted "
         "to Pareto median 1900 B and tail index 1.2, think times from a page's end and each FTP client on one "
-        "connection (the sensitivity table's last row), the whole study (5 replications) met every Table 1 check (9 "
+        "connection (the sensitivity table's last row; `benchmarks/rfc2415_calibration.py` runs it), the whole study (5 replications) met every Table 1 check (9 "
         "of 12 IW-1 delays within 30%; decreases 13.1 / 19.9 / 22.2) and Table 2's drop rates in 21 of 28 cells, "
         "its utilization within 5.4 points. With the primary first, as here, and the other three changes kept, a scan of medians 1200-1800 B "
         "and tail indices 1.1-1.3 (3 replications) reached at most 16 drop cells. It is not adopted, as it "
