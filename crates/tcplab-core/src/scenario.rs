@@ -444,7 +444,8 @@ pub struct TcpSpec {
     /// The receiver's window grows as Linux 2.4's did.
     #[serde(default)]
     pub window_growth: bool,
-    /// SACK recovery: "rfc6675" (default) or "ns2-1998" (ns-2's Sack1 agent of 1998).
+    /// SACK recovery: "rfc6675" (default), "ns2-1998" (ns-2's Sack1 agent of
+    /// 1998), "ns2" (its Sack1 of 2.35) or "linux" (Linux 2.6's rate-halving).
     #[serde(default)]
     pub sack_recovery: Option<String>,
     /// NewReno recovery: "rfc6582" (default) or "ns2-1998" (ns-2's flywheel NewReno).
@@ -775,7 +776,7 @@ impl TcpSpec {
                 &[("formula", HighSpeedLookup::Formula), ("table", HighSpeedLookup::Table), ("linux", HighSpeedLookup::TableAbove)])?,
             window_growth: self.window_growth,
             sack_recovery: choose(field, "sack_recovery", self.sack_recovery.as_deref(), "a SACK recovery",
-                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true }), ("ns2", SackRecovery::Ns2Sack1v235)])?,
+                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true }), ("ns2", SackRecovery::Ns2Sack1v235), ("linux", SackRecovery::LinuxRateHalving)])?,
             newreno_recovery: choose(field, "newreno_recovery", self.newreno_recovery.as_deref(), "a NewReno recovery",
                 &[("rfc6582", NewRenoRecovery::Rfc6582), ("ns2-1998", NewRenoRecovery::Ns2Flywheel)])?,
             timeout_ssthresh: choose(field, "timeout_ssthresh", self.timeout_ssthresh.as_deref(), "a timeout rule",

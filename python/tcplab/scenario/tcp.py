@@ -68,7 +68,7 @@ class Tcp(_Model):
     """The receiver's advertised window: 'none': `window` from the start;
     'linux': as Linux 2.4, 4 segments at first, then 2 more for each data
     segment received, up to `window` (the socket buffer)."""
-    sack_recovery: Literal["rfc6675", "ns2-1998", "ns2"] = "rfc6675"
+    sack_recovery: Literal["rfc6675", "ns2-1998", "ns2", "linux"] = "rfc6675"
     """What SACK recovery sends. 'rfc6675': pipe from the scoreboard (IsLost,
     NextSeg). 'ns2-1998': ns-2's Sack1 agent as of 1998 (the ns-2.1b3 era): a
     pipe counter set to cwnd - 3 segments at the third duplicate ACK, one less
@@ -76,7 +76,12 @@ class Tcp(_Model):
     highest SACKed segment first; and, as that code, nothing is sent in
     recovery once every byte written has been sent once. 'ns2': ns-2 2.35's
     Sack1 (oldCode_ off): the same counter, but set to the segments
-    outstanding (limited transmit's included) - 3, and no stall at the end."""
+    outstanding (limited transmit's included) - 3, and no stall at the end.
+    'linux': Linux 2.6's rate-halving (tcp_cwnd_down): RFC 6675's scoreboard,
+    but the window starts at cwnd and loses one segment every second ACK that
+    SACKs or acknowledges new data, down to ssthresh, kept at most pipe + 1
+    segment, so one segment goes out per two such ACKs; the recovery ends
+    with cwnd = min(that window, ssthresh)."""
     newreno_recovery: Literal["rfc6582", "ns2-1998"] = "rfc6582"
     """How newreno recovers. 'rfc6582': window inflation, partial ACKs deflate
     by the amount acknowledged, only the first partial ACK restarts the

@@ -271,8 +271,8 @@ impl CongestionControl for Cubic {
         }
     }
 
-    fn on_idle_restart(&mut self, _now: Time, restart_window: u64) {
-        self.cwnd = self.cwnd.min(restart_window as f64 / self.cfg.mss as f64);
+    fn cap_window(&mut self, _now: Time, cap: u64) {
+        self.cwnd = self.cwnd.min(cap as f64 / self.cfg.mss as f64);
         self.epoch = None;
     }
 }

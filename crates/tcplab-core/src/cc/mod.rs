@@ -49,9 +49,11 @@ pub trait CongestionControl {
     /// `pkts_acked` sample), `ack` the cumulative ACK and `snd_nxt` the next
     /// byte to send, before this ACK releases new data.
     fn on_delay_sample(&mut self, _now: Time, _rtt: Dur, _ack: u64, _snd_nxt: u64) {}
-    /// The connection was idle for more than an RTO: the window becomes
-    /// min(cwnd, `restart_window`) (RFC 5681 section 4.1).
-    fn on_idle_restart(&mut self, _now: Time, _restart_window: u64) {}
+    /// The window becomes min(cwnd, `cap`): after an idle period of more
+    /// than an RTO, `cap` the restart window (RFC 5681 section 4.1); at the
+    /// end of a rate-halving recovery, the window it ended with (Linux's
+    /// `tcp_complete_cwr`).
+    fn cap_window(&mut self, _now: Time, _cap: u64) {}
     /// Whether the controller is in slow start.
     fn in_slow_start(&self) -> bool {
         self.window() < self.ssthresh()
@@ -155,7 +157,7 @@ impl CongestionControl for AnyCc {
         }
     }
     #[inline]
-    fn on_idle_restart(&mut self, now: Time, restart_window: u64) {
-        dispatch!(self, c => c.on_idle_restart(now, restart_window))
+    fn cap_window(&mut self, now: Time, cap: u64) {
+        dispatch!(self, c => c.cap_window(now, cap))
     }
 }

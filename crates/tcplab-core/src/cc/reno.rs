@@ -148,8 +148,8 @@ impl CongestionControl for Reno {
         self.ssthresh
     }
 
-    fn on_idle_restart(&mut self, _now: Time, restart_window: u64) {
-        self.cwnd = self.cwnd.min(restart_window);
+    fn cap_window(&mut self, _now: Time, cap: u64) {
+        self.cwnd = self.cwnd.min(cap);
     }
 }
 

@@ -34,7 +34,7 @@ impl CongestionControl for Tahoe {
     fn ssthresh(&self) -> u64 {
         self.0.ssthresh()
     }
-    fn on_idle_restart(&mut self, now: Time, restart_window: u64) {
-        self.0.on_idle_restart(now, restart_window);
+    fn cap_window(&mut self, now: Time, cap: u64) {
+        self.0.cap_window(now, cap);
     }
 }

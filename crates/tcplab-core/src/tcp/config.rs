@@ -59,6 +59,15 @@ pub enum SackRecovery {
     /// new (`CheckUpdate`); after a timeout, duplicate ACKs are ignored until
     /// an ACK of new data (`timeout_`); no stall at the end.
     Ns2Sack1v235,
+    /// Linux 2.6's rate-halving (`tcp_cwnd_down` in the Recovery state, as
+    /// of 2.6.2x-3.1): RFC 6675's scoreboard, `IsLost` and `NextSeg`, but
+    /// the window does not drop to ssthresh at the fast retransmit. It starts
+    /// at cwnd and loses one segment every second ACK that SACKs or
+    /// acknowledges new data, not below ssthresh, and is kept at most one
+    /// segment above `pipe`; so a segment goes out for every second such ACK.
+    /// The recovery ends with cwnd = min(that window, ssthresh)
+    /// (`tcp_complete_cwr`).
+    LinuxRateHalving,
 }
 
 /// How NewReno recovers (for `newreno`).

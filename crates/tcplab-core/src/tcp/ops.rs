@@ -50,6 +50,7 @@ pub fn run(data: &[u8]) -> Result<(), String> {
         window_growth: data[2] & 16 != 0,
         local_congestion: data[3] & 128 != 0,
         sack_recovery: match data[2] >> 5 & 3 {
+            0 if data[3] & 32 != 0 => SackRecovery::LinuxRateHalving,
             0 => SackRecovery::Rfc6675,
             1 => SackRecovery::Ns2Sack1 { stall_at_end: false },
             2 => SackRecovery::Ns2Sack1 { stall_at_end: true },

@@ -209,6 +209,12 @@ pub struct Sender {
     sack1: Option<Sack1>,
     /// NewReno as ns-2's `newreno_changes_ 1` (see [`NewRenoRecovery::Ns2Flywheel`]).
     flywheel: bool,
+    /// Linux's rate-halving in SACK recovery (see [`SackRecovery::LinuxRateHalving`]).
+    rate_halving: bool,
+    /// The window during a rate-halving recovery, and the ACKs of progress
+    /// since its last decrease (Linux's `snd_cwnd_cnt`).
+    rh_cwnd: Option<u64>,
+    rh_acks: u32,
     /// See [`TcpConfig::exit_growth`] (Reno and NewReno recovery only; always with the flywheel).
     exit_growth: bool,
     /// RTT samples as with RFC 7323 timestamps (see [`TcpConfig::timestamps`]).
@@ -270,6 +276,9 @@ impl Sender {
                 _ => None,
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
+            rate_halving: recovery == Recovery::Sack && cfg.sack_recovery == SackRecovery::LinuxRateHalving,
+            rh_cwnd: None,
+            rh_acks: 0,
             // ns-2's Reno and Newreno agents grow on that ACK; its Sack1 does not.
             exit_growth: (cfg.exit_growth && recovery != Recovery::Sack)
                 || (recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel),
@@ -382,12 +391,12 @@ impl Sender {
         w as u64
     }
 
-    /// The congestion window in use: the controller's, or during CWR the
-    /// reduction's (web100 `CurCwnd`).
+    /// The congestion window in use: the controller's, or during CWR or a
+    /// rate-halving recovery the reduction's (web100 `CurCwnd`).
     #[inline]
     pub fn cwnd(&self) -> u64 {
         match self.cwr {
-            None => self.cc.window(),
+            None => self.rh_cwnd.unwrap_or_else(|| self.cc.window()),
             Some(c) => c.cap,
         }
     }
@@ -450,6 +459,21 @@ impl Sender {
         self.cwr = Some(c);
     }
 
+    /// An ACK that SACKs or acknowledges new data in a rate-halving recovery
+    /// (Linux 2.6 `tcp_cwnd_down` with `FLAG_ANY_PROGRESS`): one SMSS less
+    /// every second such ACK while above ssthresh, then at most pipe + 1 SMSS.
+    fn rh_on_progress(&mut self) {
+        let Some(mut w) = self.rh_cwnd else { return };
+        self.rh_acks += 1;
+        if self.rh_acks == 2 {
+            self.rh_acks = 0;
+            if w > self.cc.window() {
+                w -= self.mss;
+            }
+        }
+        self.rh_cwnd = Some(w.min(self.pipe() + self.mss).max(self.mss));
+    }
+
     /// When the retransmission timer expires, if it is running.
     pub fn poll_timeout(&self) -> Option<Time> {
         self.rto_deadline
@@ -470,7 +494,7 @@ impl Sender {
         }
         let idle = self.snd_una >= self.snd_max && self.last_send.is_some_and(|t| now.saturating_since(t) > self.rtt.rto());
         if self.idle_restart && idle {
-            self.cc.on_idle_restart(now, self.iw_bytes);
+            self.cc.cap_window(now, self.iw_bytes);
             self.update_state();
         }
         self.end = self.end.saturating_add(bytes);
@@ -743,6 +767,7 @@ impl Sender {
                         self.sack1_ack();
                         self.sack1_ack();
                     }
+                    self.rh_on_progress();
                     partial = true
                 }
                 _ => {
@@ -752,6 +777,10 @@ impl Sender {
                     self.in_recovery = false;
                     self.inflation = 0;
                     self.cc.on_recovery_exit(now);
+                    if let Some(w) = self.rh_cwnd.take() {
+                        // Linux's tcp_complete_cwr: cwnd = min(cwnd, ssthresh).
+                        self.cc.cap_window(now, w);
+                    }
                     if self.exit_growth {
                         // ns-2: newack() then opencwnd() on the ACK that ends recovery.
                         self.cc.on_ack(now, acked, flight);
@@ -825,6 +854,9 @@ impl Sender {
                     if self.sack1.is_some() {
                         self.sack1_ack();
                     }
+                    if sack_news {
+                        self.rh_on_progress();
+                    }
                     self.sack_send(now, out)
                 }
                 Recovery::NewReno if self.flywheel => {
@@ -849,6 +881,7 @@ impl Sender {
             // step 1; ns-2's Reno bug_fix_), so one window's losses are not
             // halved twice.
             self.stats.fast_retx += 1;
+            let before = self.cwnd();
             self.cause = Cause::Fast;
             self.recover = Some(self.snd_max);
             // ns-2 Sack1: pipe_ = cwnd - 3 segments, with cwnd before the
@@ -892,7 +925,15 @@ impl Sender {
                 Recovery::Sack => {
                     // RFC 6675 section 5, steps 4.1-4.4: retransmit the first
                     // lost segment, then send while cwnd - pipe >= 1 SMSS.
+                    // Linux's rate-halving keeps the window it had, then
+                    // takes this ACK's step (so the window is pipe + 1 SMSS,
+                    // which pipe leaves room for the retransmission in).
                     self.in_recovery = true;
+                    if self.rate_halving {
+                        self.rh_cwnd = Some(before);
+                        self.rh_acks = 0;
+                        self.rh_on_progress();
+                    }
                     self.emit_retx(now, self.snd_una, out);
                     self.restart_timer(now);
                     self.sack_send(now, out);
@@ -988,7 +1029,7 @@ impl Sender {
         }
         loop {
             let (pipe, rule1, rule3) = self.sb_scan();
-            if self.cc.window() < pipe + self.mss {
+            if self.rh_cwnd.unwrap_or_else(|| self.cc.window()) < pipe + self.mss {
                 break;
             }
             if let Some(seq) = rule1 {
@@ -1104,6 +1145,7 @@ impl Sender {
         self.cc.on_timeout(now, basis);
         self.in_recovery = false;
         self.cwr = None;
+        self.rh_cwnd = None;
         self.retx_pending = None;
         self.inflation = 0;
         if !(self.lt_old_data && self.recovery == Recovery::None) {
@@ -1674,6 +1716,44 @@ mod tests {
             }
         }
         assert!(first_new.is_some_and(|n| n < 7), "{first_new:?}");
+    }
+
+    /// Ten segments out, the first lost, then an ACK SACKing one more
+    /// segment at a time: what each ACK after the fast retransmit sends
+    /// (segments), the window in use after each, and cwnd at the full ACK.
+    fn one_loss(rule: SackRecovery) -> (Vec<usize>, Vec<u64>, u64) {
+        let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Sack, limited_transmit: false, sack_recovery: rule, ..Default::default() };
+        let mut s = Sender::new(&cfg, Some(100 * MSS));
+        let mut out = Vec::new();
+        s.start(Time::ZERO, &mut out);
+        let t = Time::from_ns(100_000_000);
+        let (mut sent, mut windows) = (Vec::new(), Vec::new());
+        for k in 1..=9u64 {
+            out.clear();
+            s.on_ack(t, 0, &[(MSS, (k + 1) * MSS)], &mut out);
+            if k == 3 {
+                assert_eq!(out, vec![Segment { seq: 0, len: 1460, retx: true, last: false }], "the fast retransmit alone");
+            } else if k > 3 {
+                sent.push(out.len());
+                windows.push(s.cwnd() / MSS);
+            }
+        }
+        out.clear();
+        s.on_ack(t, 10 * MSS, &[], &mut out);
+        assert!(!s.in_recovery);
+        (sent, windows, s.cwnd() / MSS)
+    }
+
+    #[test]
+    fn linux_rate_halving_sends_one_segment_per_two_acks_until_ssthresh() {
+        // RFC 6675: cwnd falls to ssthresh (5) at once; nothing goes out
+        // until pipe is below it, then a segment per ACK.
+        assert_eq!(one_loss(SackRecovery::Rfc6675), (vec![0, 0, 1, 1, 1, 1], vec![5; 6], 5));
+        // Rate-halving: the window starts at 10, is pipe + 1 at the fast
+        // retransmit (6 + 1), loses a segment every second ACK down to
+        // ssthresh (6, 6, 5, 5, 5, 5), and a segment goes out on every
+        // second ACK until then; the recovery ends with cwnd 5.
+        assert_eq!(one_loss(SackRecovery::LinuxRateHalving), (vec![0, 1, 0, 1, 1, 1], vec![6, 6, 5, 5, 5, 5], 5));
     }
 
     #[test]
