@@ -134,8 +134,10 @@ def test_the_congestion_control_rows_run_linux_cubic_with_and_without_hystart() 
     for levels, sc in cfgs:
         assert sc["tcp"] == {**iw10.TCP, "cc": "cubic", "hystart": True, "iw": levels["iw"]}
     # The bulk flow of bulk+n on HSPA with a BDP buffer, IW 10, alone for
-    # 3 s: slow start overshoots the 24-packet buffer by 31 packets; with
-    # HyStart it ends before the buffer fills and loses nothing.
+    # 3 s: slow start overshoots the 24-packet buffer, which drops 34 packets
+    # (31 with RFC 6675's recovery, which sends nothing until pipe falls below
+    # ssthresh; rate-halving sends from the start, into a buffer still full);
+    # with HyStart slow start ends before the buffer fills and loses nothing.
     drops = {}
     for tcp in ({"cc": "cubic"}, {"cc": "cubic", "hystart": True}):
         sc = iw10.scenario("hspa", "bdp", "bulk+n", 1, 10, tcp=tcp)
@@ -143,7 +145,7 @@ def test_the_congestion_control_rows_run_linux_cubic_with_and_without_hystart() 
         sc["sim"]["duration"] = "3s"
         links = tcplab.run(sc).links
         drops[tcp.get("hystart", False)] = int(links.drops.sum())
-    assert drops == {False: 31, True: 0}
+    assert drops == {False: 34, True: 0}
 
 
 def test_a_variant_keeps_the_runs_it_shares_with_the_main_sweep(tmp_path) -> None:
