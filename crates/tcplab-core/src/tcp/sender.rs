@@ -1029,7 +1029,8 @@ impl Sender {
         }
         loop {
             let (pipe, rule1, rule3) = self.sb_scan();
-            if self.rh_cwnd.unwrap_or_else(|| self.cc.window()) < pipe + self.mss {
+            // The window in use (no CWR in a recovery: the fast retransmit ends it).
+            if self.cwnd() < pipe + self.mss {
                 break;
             }
             if let Some(seq) = rule1 {
