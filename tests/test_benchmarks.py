@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import bench_dumbbell  # noqa: E402
 import core_pairs  # noqa: E402
+import rfc2415_calibration  # noqa: E402
 
 
 def _run(flows, pps, setup, rss, events_per_pkt=4.0, drop_pct=1.0):
@@ -110,3 +111,20 @@ def test_a_peers_ratios_divide_its_process_time_by_each_of_tcplabs():
     peer = [bench_dumbbell.Sample(departed=100, loop_s=2.0, process_s=3.0, rss_mb=10.0)]
     r = bench_dumbbell.peer_row("ns2", peer, {"tcplab_pps": 500.0, "tcplab_process_s": 1.5, "tcplab_run_s": 0.5})
     assert (r["ns2_pps"], r["ns2_ratio"], r["ns2_process_ratio"], r["ns2_run_ratio"]) == (50.0, 10.0, 2.0, 6.0)
+
+
+def test_a_calibration_value_is_json_where_it_parses_and_a_string_otherwise():
+    assert rfc2415_calibration.parse_set("ftp_persistent=true") == ("ftp_persistent", True)
+    assert rfc2415_calibration.parse_set('primary={"type": "pareto", "median": "1900B"}') == ("primary", {"type": "pareto", "median": "1900B"})
+    assert rfc2415_calibration.parse_set("think_from=end") == ("think_from", "end")
+    with pytest.raises(argparse.ArgumentTypeError, match="expected KEY=VALUE"):
+        rfc2415_calibration.parse_set("think_from")
+
+
+def test_an_unknown_calibration_key_exits_2_before_any_run(monkeypatch, capsys, tmp_path):
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "argv", ["rfc2415_calibration.py", "--set", "think=end", "--out", str(out)])
+    assert rfc2415_calibration.main() == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --set think: unknown calibration key; allowed: access_delay, delack_timeout, embedded_start, ")
+    assert not out.exists()
