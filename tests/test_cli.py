@@ -161,6 +161,29 @@ def test_run_and_its_summary_import_no_pandas() -> None:
     assert _child_output(code) == "[]"
 
 
+def test_the_command_line_skips_pydantics_search_for_plugins_unless_the_user_set_it() -> None:
+    """Start-up time: the commands build their models without scanning every
+    installed distribution's entry points for pydantic plugins; a
+    PYDANTIC_DISABLE_PLUGINS the user set is kept, and pydantic then scans."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import os\n"
+        "from click.testing import CliRunner\n"
+        "from tcplab.cli import main\n"
+        f"r = CliRunner().invoke(main, ['run', {EXAMPLE!r}])\n"
+        "assert r.exit_code == 0, r.output\n"
+        "import pydantic.plugin._loader as loader\n"
+        "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), loader._plugins is None)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    run = lambda env: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env).stdout.strip()  # noqa: E731
+    assert run(env) == "__all__ True"
+    assert run({**env, "PYDANTIC_DISABLE_PLUGINS": "someplugin"}) == "someplugin False"
+
+
 def test_the_api_imports_pandas_beside_a_loop_that_outlasts_its_wait(monkeypatch) -> None:
     """tcplab.run's tables are DataFrames: its hook imports pandas in a thread
     beside the loop, once the run has lasted PANDAS_AFTER_S, and not when the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +88,11 @@ class _Group(click.Group):
 @click.version_option(__version__, "--version", "-V", prog_name="tcplab")
 def main() -> None:
     """tcplab: a fast, reproducible laboratory for TCP congestion-control experiments."""
+    # Building the first pydantic model looks for pydantic plugins among the
+    # entry points of every installed distribution (about 15 ms of `tcplab
+    # run` here, more where more is installed); the commands use none. A
+    # value the user set is kept.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 
 @main.command("run")
