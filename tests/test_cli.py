@@ -139,12 +139,13 @@ def test_run_prints_unbounded_transfers_when_every_one_is(tmp_path) -> None:
     assert r.output.count(" inf ") == 2
 
 
-def _child_output(code: str) -> str:
-    """What `code` prints, run by a fresh interpreter (nothing imported yet)."""
+def _child_output(code: str, env: dict[str, str] | None = None) -> str:
+    """What `code` prints, run by a fresh interpreter (nothing imported yet),
+    with this environment or `env`."""
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300).stdout.strip()
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env).stdout.strip()
 
 
 def test_run_and_its_summary_import_no_pandas() -> None:
@@ -166,8 +167,6 @@ def test_the_command_line_skips_pydantics_search_for_plugins_unless_the_user_set
     installed distribution's entry points for pydantic plugins; a
     PYDANTIC_DISABLE_PLUGINS the user set is kept, and pydantic then scans."""
     import os
-    import subprocess
-    import sys
 
     code = (
         "import os\n"
@@ -179,9 +178,8 @@ def test_the_command_line_skips_pydantics_search_for_plugins_unless_the_user_set
         "print(os.environ.get('PYDANTIC_DISABLE_PLUGINS'), loader._plugins is None)\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
-    run = lambda env: subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300, env=env).stdout.strip()  # noqa: E731
-    assert run(env) == "__all__ True"
-    assert run({**env, "PYDANTIC_DISABLE_PLUGINS": "someplugin"}) == "someplugin False"
+    assert _child_output(code, env) == "__all__ True"
+    assert _child_output(code, {**env, "PYDANTIC_DISABLE_PLUGINS": "someplugin"}) == "someplugin False"
 
 
 def test_the_api_imports_pandas_beside_a_loop_that_outlasts_its_wait(monkeypatch) -> None:
