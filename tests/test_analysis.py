@@ -11,7 +11,7 @@ import pytest
 import statsmodels.api as sm
 import statsmodels.formula.api as smf
 
-from tcplab.analysis import _median_ci, allocation_of_variation, fairness_vs_max_min, max_min_fair, sem, summarize, t_interval, t_ppf
+from tcplab.analysis import _median_ci, allocation_of_variation, censored_percentiles, fairness_vs_max_min, max_min_fair, sem, summarize, t_interval, t_ppf
 from tcplab.store import jain_index
 
 
@@ -115,6 +115,28 @@ def test_summary_quartiles_on_a_hand_example() -> None:
     s = summarize(df, ["k"], "x").iloc[0]
     assert (s["n"], s["median"], s["q1"], s["q3"], s["min"], s["max"]) == (5, 3.0, 2.0, 4.0, 1.0, 100.0)
     assert s["mean"] == 22.0
+
+
+def test_censored_values_rank_above_every_observed_one() -> None:
+    nan, inf = float("nan"), float("inf")
+    # Five runs, two unfinished: sorted 1, 2, 3, c, c. Positions 1, 2 and 3 (of 0-4).
+    assert censored_percentiles([3.0, nan, 1.0, nan, 2.0], (25, 50, 75)) == [2.0, 3.0, inf]
+    # Four runs, one unfinished: positions 0.75, 1.5, 2.25 between 1, 2, 4, c.
+    assert censored_percentiles([4.0, 1.0, nan, 2.0], (25, 50, 75)) == [1.75, 3.0, inf]
+    # Left out, as before, the unfinished run would have made the median 2.
+    assert np.percentile([4.0, 1.0, 2.0], 50) == 2.0
+    assert censored_percentiles([nan, nan], (50,)) == [inf]
+    assert all(v != v for v in censored_percentiles([], (25, 75)))
+
+
+def test_without_censoring_the_percentiles_are_numpys_to_the_last_bit() -> None:
+    x = np.random.default_rng(3).lognormal(0.0, 2.0, 101)
+    q = (25, 50, 75, 12.5, 99.9)
+    assert censored_percentiles(x, q) == [float(v) for v in np.percentile(x, q)]
+    # A censored value changes nothing below it: the 25th percentile of 100
+    # values and one unfinished is numpy's of the same 101 positions.
+    y = np.append(x[:100], np.nan)
+    assert censored_percentiles(y, (25,)) == [float(np.percentile(np.append(x[:100], x.max() * 10), 25))]
 
 
 def test_one_run_has_no_interval_and_identical_runs_a_point() -> None:

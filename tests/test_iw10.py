@@ -38,7 +38,24 @@ def test_an_unfinished_burst_has_no_elapsed_time_and_one_flow_no_fairness() -> N
     assert math.isnan(iw10.burst_metrics(_flows([(0.0, 1.0, 1000)]))["fair_within"])
 
 
+def test_an_unfinished_burst_counts_as_slower_than_every_finished_one() -> None:
+    # Four runs of one case per IW: IW 3's fourth burst never finished.
+    rows = [{"workload": "bulk+n", "profile": "edge", "buffer": "bdp", "n": 2, "burst": "later", "iw": iw, "elapsed": e,
+             "fair_within": f, "fair_between": math.nan}
+            for iw, es in ((3, [10.0, 20.0, 30.0, math.nan]), (10, [12.0, 14.0, 16.0, 18.0]))
+            for e, f in zip(es, [0.9, 0.8, 0.7, math.nan if math.isnan(es[3]) else 0.6])]  # fmt: skip
+    el = iw10.quartile_table(pd.DataFrame(rows), "elapsed").iloc[0]
+    # IW 3: 10, 20, 30, unfinished -> 17.5, 25, inf (leaving it out gave 15, 20, 25).
+    assert (el.iw3_q1, el.iw3_median, el.iw3_q3, el.iw3_unfinished) == (17.5, 25.0, math.inf, 1)
+    assert (el.iw10_q1, el.iw10_median, el.iw10_q3, el.iw10_unfinished) == (13.5, 15.0, 16.5, 0)
+    assert el.signs == "+++"
+    # Fairness leaves the unfinished run out: IW 3's 0.9, 0.8, 0.7.
+    fw = iw10.quartile_table(pd.DataFrame(rows), "fair_within").iloc[0]
+    assert (fw.iw3_q1, fw.iw3_median, fw.iw3_q3, fw.iw3_unfinished) == (pytest.approx(0.75), pytest.approx(0.8), pytest.approx(0.85), 1)
+
+
 @pytest.mark.parametrize("iw3, iw10_, metric, s", [
+    (math.inf, 9.4, "elapsed", "+"), (9.4, math.inf, "elapsed", "-"), (math.inf, math.inf, "elapsed", "?"),
     (10.0, 9.4, "elapsed", "+"), (10.0, 9.6, "elapsed", "0"), (10.0, 10.6, "elapsed", "-"),
     (0.90, 0.93, "fair_within", "+"), (0.90, 0.91, "fair_within", "0"), (0.90, 0.85, "fair_between", "-"),
 ])  # fmt: skip

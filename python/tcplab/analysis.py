@@ -105,6 +105,35 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
     return out
 
 
+def censored_percentiles(x: Sequence[float], q: Sequence[float]) -> list[float]:
+    """Percentiles `q` (0-100) of a sample whose NaN values are right-censored:
+    known only to lie above every observed value, as the time of a transfer
+    still going when its run ended. They rank above the observed values
+    rather than leaving the sample (which would make the rest look faster);
+    a percentile is `inf` where its interpolation gives any weight to one of
+    them. Otherwise it is `numpy.percentile`'s (linear interpolation between
+    order statistics) of the whole sample, to the last bit."""
+    v = np.asarray(x, dtype=float)
+    censored = np.isnan(v)
+    n, k = v.size, int(censored.sum())
+    if n == 0:
+        return [float("nan")] * len(q)
+    if k == n:
+        return [float("inf")] * len(q)
+    # A finite stand-in above every observed value keeps numpy's arithmetic
+    # between two observed values as it is; positions that reach it are inf.
+    top = float(np.max(v[~censored]))
+    filled = np.where(censored, top + abs(top) + 1.0, v)
+    values = np.percentile(filled, q)
+    first_censored = n - k  # its index among the sorted values
+    out = []
+    for p, val in zip(q, values):
+        h = p / 100.0 * (n - 1)  # as numpy computes the position
+        reach = int(np.ceil(h)) if h > np.floor(h) else int(h)
+        out.append(float("inf") if reach >= first_censored else float(val))
+    return out
+
+
 def level_order(col: pd.Series) -> list[Any]:
     """A factor's levels in the order to show them: a categorical's
     categories (those present), numbers by value, anything else by its text."""

@@ -225,9 +225,11 @@ def slides_signs() -> list[dict[str, Any]]:
 
 def sign(iw3: float, iw10: float, metric: str) -> str:
     """'+' where IW 10 improves on IW 3 beyond the noise band, '-' where it is worse, '0' within it."""
-    if iw3 != iw3 or iw10 != iw10:
+    if iw3 != iw3 or iw10 != iw10 or iw3 == iw10 == float("inf"):
         return "?"
     if metric == "elapsed":
+        if float("inf") in (iw3, iw10):  # among the runs that had not finished
+            return "+" if iw3 == float("inf") else "-"
         d = (iw3 - iw10) / iw3 if iw3 > 0 else 0.0
         band = ELAPSED_BAND
     else:
@@ -237,10 +239,16 @@ def sign(iw3: float, iw10: float, metric: str) -> str:
 
 def quartile_table(df: "pd.DataFrame", metric: str) -> "pd.DataFrame":
     """Per case (workload, profile, buffer, n, burst): IW 3's and IW 10's
-    quartiles of `metric`, the signs at each quartile, and incomplete runs."""
+    quartiles of `metric`, the signs at each quartile, and the runs in which
+    the burst had not finished when the run ended (`unfinished`). For the
+    elapsed time those runs count as slower than every finished one
+    (right-censored: a quartile among them is `inf`); the fairness metrics
+    leave them out."""
     import pandas as pd
 
     import numpy as np
+
+    from ..analysis import censored_percentiles
 
     d = df if metric != "fair_between" else df[(df.burst == "later") & (df.workload == "n+n")].assign(burst="-")
     rows = []
@@ -252,9 +260,12 @@ def quartile_table(df: "pd.DataFrame", metric: str) -> "pd.DataFrame":
             x = values[iw == w]
             have = x[~np.isnan(x)]
             # Linear interpolation between order statistics, as pandas' quantile.
-            q[w] = [float(v) for v in np.percentile(have, (25, 50, 75))] if have.size else [float("nan")] * 3
+            if metric == "elapsed":
+                q[w] = censored_percentiles(x, (25, 50, 75))
+            else:
+                q[w] = [float(v) for v in np.percentile(have, (25, 50, 75))] if have.size else [float("nan")] * 3
             row.update({f"iw{w}_q1": q[w][0], f"iw{w}_median": q[w][1], f"iw{w}_q3": q[w][2]})
-            row[f"iw{w}_missing"] = int(x.size - have.size)
+            row[f"iw{w}_unfinished"] = int(x.size - have.size)
         row["signs"] = "".join(sign(a, b, metric) for a, b in zip(q[3], q[10]))
         rows.append(row)
     out = pd.DataFrame(rows)
@@ -396,22 +407,27 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
         for r, burst in enumerate(bursts):
             for c, (profile, buffer) in enumerate(CASES):
                 ax = axes[r][c]
-                data, pos, colors = [], [], []
+                data, pos, colors, left_out = [], [], [], []
                 for k, n in enumerate(NS):
                     for j, iw in enumerate(IWS):
-                        data.append(values.iloc[rows_of.get((workload, profile, buffer, burst, n, iw), none)].dropna().to_numpy())
+                        runs = values.iloc[rows_of.get((workload, profile, buffer, burst, n, iw), none)]
+                        data.append(runs.dropna().to_numpy())
+                        left_out.append(len(runs) - len(data[-1]))
                         pos.append(3 * k + j)
                         colors.append("tab:blue" if iw == 3 else "tab:orange")
                 bp = ax.boxplot(data, positions=pos, widths=0.8, patch_artist=True, showfliers=False)
                 for patch, col in zip(bp["boxes"], colors):
                     patch.set_facecolor(col)
+                for x, k in zip(pos, left_out):  # runs whose burst had not finished: not in the box
+                    if k:
+                        ax.annotate(f"{k}", (x, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=6, color="tab:red")
                 ax.set_xticks([3 * k + 0.5 for k in range(len(NS))], [f"{n}+{n}" if workload == "n+n" else f"bulk+{n}" for n in NS], fontsize=8)
                 ax.set_title(f"{profile.upper()} {buffer} ({burst})", fontsize=9)
                 if c == 0:
                     ax.set_ylabel(ylabel, fontsize=8)
                 ax.grid(True, alpha=0.3)
         fig.legend([plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")], ["IW3", "IW10"], loc="upper right")
-        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles, whiskers 1.5 IQR)", fontsize=10)
+        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles of the runs that finished, whiskers 1.5 IQR; red: runs that did not)", fontsize=10)
         paths.append(save_figure(fig, out_dir / f"{metric}-{workload.replace('+', '_')}.png"))
     return paths
 
@@ -535,6 +551,11 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
         md_table(cmp[["table", "workload", "burst", "profile", "buffer", "n", "signs", "ours", "median_agrees", "all_agree"]]),
         "",
         "## Quartiles",
+        "",
+        "`iw3_unfinished` and `iw10_unfinished` count the runs in which the burst had not finished when the run ended "
+        "(bulk+n runs last a fixed time). The elapsed time ranks them as slower than every finished run, so a quartile "
+        "that falls among them is `inf`; leaving them out would make the slowest cases look faster. The fairness "
+        "tables leave them out.",
         "",
     ]
     for m, title in (("elapsed", "Elapsed time (s)"), ("fair_within", "Fairness within a burst"), ("fair_between", "Fairness between bursts")):
