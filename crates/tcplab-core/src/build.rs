@@ -182,6 +182,16 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         let a = *app_index.get(name.as_str()).ok_or_else(|| invalid(format!("trace.apps[{i}]"), format!("unknown application '{name}'")))?;
         app_traced[a as usize] = tracing;
     }
+    if !sc.until.is_empty() && sc.stop_ns.is_none() {
+        return Err(invalid("sim.until".into(), "needs a stop time (sim.duration): the longest the run may last if they never finish"));
+    }
+    for (i, name) in sc.until.iter().enumerate() {
+        let field = format!("sim.until[{i}]");
+        let a = *app_index.get(name.as_str()).ok_or_else(|| invalid(field.clone(), format!("unknown application '{name}'")))?;
+        if !apps.wait_for(a) {
+            return Err(invalid(field, format!("application '{name}' never finishes: give it a size, a count or a number of pages")));
+        }
+    }
     let interval = sc.trace.interval_ns.filter(|&n| n > 0).map(Dur::from_ns);
     let names = apps.apps.iter().map(|a| a.name.clone()).collect();
     if sc.trace.web100 && interval.is_none() {

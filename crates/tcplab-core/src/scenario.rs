@@ -22,6 +22,11 @@ pub struct Scenario {
     pub seed: u64,
     /// Stop time; `None`: run until every transfer is done.
     pub stop_ns: Option<u64>,
+    /// Stop as soon as these applications have finished (every transfer,
+    /// burst or page they make completed), or at `stop_ns`, whichever comes
+    /// first.
+    #[serde(default)]
+    pub until: Vec<String>,
     pub nodes: Vec<String>,
     #[serde(default)]
     pub links: Vec<LinkSpec>,

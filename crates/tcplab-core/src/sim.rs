@@ -35,6 +35,8 @@ enum Ev {
     App(u32),
     /// Periodic sampling of traced connections.
     Sample,
+    /// The applications the run waits for have finished: stop here.
+    Stop,
 }
 
 /// Above this much per-flow state ([`Simulator::flow_state_bytes`]) the
@@ -240,6 +242,10 @@ impl Simulator {
                     let mut t = AppIo { app: a, tcp: &mut self.tcp, io: io!(self) };
                     self.apps.on_wake(a, &mut t);
                 }
+                Ev::Stop => {
+                    self.stop = Some(t);
+                    break;
+                }
                 Ev::Sample => {
                     self.tracer.sample(self.now, &self.tcp.conns);
                     self.samples += 1;
@@ -384,6 +390,11 @@ impl Simulator {
         let (a, tag) = (self.tcp.conns[c].owner, self.tcp.conns[c].tag);
         let mut t = AppIo { app: a, tcp: &mut self.tcp, io: io!(self) };
         self.apps.on_event(a, c as u32, tag, ev, &mut t);
+        if self.apps.all_finished {
+            // After what is already due at this instant.
+            self.apps.all_finished = false;
+            self.events.push(self.now, Ev::Stop);
+        }
         self.tcp.conns[c].after_event(&mut io!(self));
     }
 

@@ -31,6 +31,9 @@ class Sim(_Model):
     duration: Annotated[DurationOrNone, _above_zero("must be above 0s, or 'none' (until every transfer completes)")] = "none"
     """Stop time. ``"none"``: run until every transfer completes."""
     seed: Annotated[int, Field(ge=0, le=2**64 - 1)] = 1
+    until: list[str] = []
+    """Stop as soon as these applications have finished (each of their
+    transfers, or pages, completed), or at ``duration``, whichever is first."""
 
 
 # ---------------------------------------------------------------- the scenario
@@ -128,8 +131,7 @@ class Scenario(_Model):
                 shared_checked = self._tcp_problems(i, self.tcp, a)
                 out += shared_checked
             if self.sim.duration is None:
-                endless = (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
-                if endless:
+                if _endless(a):
                     out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
                 # A connection that can never deliver would retransmit for
                 # ever and the run never end (the core stops it at 10^8 s,
@@ -141,6 +143,24 @@ class Scenario(_Model):
                     out.append(FieldProblem(field, "never giving up, with sim.duration = 'none' (until every transfer completes), keeps the run "
                                             "going for ever if a transfer can never get through: give a duration, or a number of "
                                             "retransmissions", "none", True))  # fmt: skip
+        return out
+
+    def _until_problems(self) -> list[FieldProblem]:
+        out = []
+        if self.sim.duration is None:
+            out.append(FieldProblem("sim.until", "needs sim.duration, the longest the run may last if they never finish (a transfer that "
+                                    "never gets through would keep it going for ever)", list(self.sim.until), True))  # fmt: skip
+        names = self.app_names()
+        index = dict(zip(names, range(len(names))))
+        for k, name in enumerate(self.sim.until):
+            i = index.get(name)
+            if i is None:
+                out.append(FieldProblem(f"sim.until[{k}]", f"unknown application; allowed: {_short_list(names)}", name, True))
+                continue
+            a = self.apps[i]
+            if _endless(a):
+                what = "size" if isinstance(a, BulkApp) else "count" if isinstance(a, RepeatApp) else "pages"
+                out.append(FieldProblem(f"sim.until[{k}]", f"apps[{i}] never finishes: give it a {what}, or leave it out of sim.until", name, True))
         return out
 
     def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
@@ -188,6 +208,8 @@ class Scenario(_Model):
                     who = f"application {l.app!r} sends no" if l.app is not None else "no application sends"
                     out.append(FieldProblem(f"losses[{i}].kind", f"{who} such packets: they come with tcp.handshake, which is off"
                                             f"{' for it' if l.app is not None else ''}", l.kind, True))
+        if self.sim.until:
+            out += self._until_problems()
         for k, name in enumerate(self.trace.apps):
             if name not in app_names:
                 out.append(FieldProblem(f"trace.apps[{k}]", f"unknown application; allowed: {_short_list(app_names)}", name, True))
@@ -310,7 +332,14 @@ class Scenario(_Model):
         if tr.pcap:
             trace["pcap"] = [name.split("->") for name in tr.pcap]
             trace["pcap_dir"] = pcap_dir
-        return {"seed": self.sim.seed, "stop_ns": self.sim.duration, "nodes": nodes, **body, "losses": losses, "trace": trace}
+        until = {"until": list(self.sim.until)} if self.sim.until else {}  # absent when empty, so run ids stay as they were
+        return {"seed": self.sim.seed, "stop_ns": self.sim.duration, **until, "nodes": nodes, **body, "losses": losses, "trace": trace}
+
+
+def _endless(a: App) -> bool:
+    """Whether an application goes on for as long as the run: an unbounded
+    bulk transfer, or repeats or pages without a count."""
+    return (isinstance(a, BulkApp) and a.size is None) or (isinstance(a, (RepeatApp, WebApp)) and getattr(a, "count", getattr(a, "pages", None)) is None)
 
 
 #: What tells like applications apart.

@@ -120,12 +120,28 @@ pub struct App {
     /// yet complete, oldest first.
     conn: Option<u32>,
     on_conn: std::collections::VecDeque<u32>,
+    /// For an application the run waits for (`until`): its transfers (or
+    /// pages, for kinds that fetch pages) still to complete. 0 otherwise.
+    pub awaited: u64,
 }
 
 impl App {
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, src: u32, dst: u32, start: Time, size: Option<u64>, kind: AppKind, rng: RngStream, request_bytes: u32) -> App {
-        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0, planned: Default::default(), planned_drawn: false, conn: None, on_conn: Default::default() }
+        App { name, src, dst, start, size, kind, rng, transfers_started: 0, request_bytes, pages_started: 0, planned: Default::default(), planned_drawn: false, conn: None, on_conn: Default::default(), awaited: 0 }
+    }
+
+    /// How many completions finish this application, counted as
+    /// [`Apps::wait_for`] counts them: transfers for a bulk transfer, a
+    /// burst or a repeat, pages for a web client or a persistent repeat (each
+    /// transfer a page). `None`: it never finishes (no count, or unbounded).
+    pub fn completions_to_finish(&self) -> Option<u64> {
+        match &self.kind {
+            AppKind::Bulk => self.size.map(|_| 1),
+            AppKind::Burst { flows, .. } => Some(u64::from(*flows)),
+            AppKind::Repeat { count, .. } => *count,
+            AppKind::Web(w) => w.pages,
+        }
     }
 
     fn persistent(&self) -> bool {
@@ -212,9 +228,49 @@ fn untag(tag: u64) -> Option<(u32, bool)> {
 pub struct Apps {
     pub apps: Vec<App>,
     pub pages: Vec<PageState>,
+    /// Applications the run waits for that have not finished.
+    awaiting: u32,
+    /// Set when the last application the run waits for has finished.
+    pub all_finished: bool,
 }
 
 impl Apps {
+    /// Have the run wait for application `a`: [`Apps::all_finished`] is set
+    /// once it and every other awaited application has finished. Returns
+    /// false if `a` never finishes ([`App::completions_to_finish`]).
+    pub fn wait_for(&mut self, a: u32) -> bool {
+        let app = &mut self.apps[a as usize];
+        let Some(n) = app.completions_to_finish() else { return false };
+        if app.awaited == 0 && n > 0 {
+            app.awaited = n;
+            self.awaiting += 1;
+        }
+        true
+    }
+
+    /// One of application `a`'s transfers (or pages) completed.
+    fn completed_one(&mut self, a: u32) {
+        let app = &mut self.apps[a as usize];
+        if app.awaited > 0 {
+            app.awaited -= 1;
+            if app.awaited == 0 {
+                self.awaiting -= 1;
+                self.all_finished = self.awaiting == 0;
+            }
+        }
+    }
+
+    /// Page `p` ends at `now` (once).
+    fn end_page(&mut self, p: u32, now: Time) {
+        let pg = &mut self.pages[p as usize];
+        pg.pending = 0;
+        if pg.end.is_none() {
+            pg.end = Some(now);
+            let a = pg.app;
+            self.completed_one(a);
+        }
+    }
+
     /// The pages table: one row per page.
     pub fn page_rows(&self) -> Vec<PageRow> {
         self.pages
@@ -387,6 +443,7 @@ impl Apps {
     fn on_complete<T: Transport>(&mut self, a: u32, c: u32, tag: u64, t: &mut T) {
         let now = t.now();
         let Some((p, primary)) = untag(tag) else {
+            self.completed_one(a);
             if let Some(at) = self.apps[a as usize].next_start(now) {
                 t.wake_at(at);
             }
@@ -396,8 +453,7 @@ impl Apps {
             // A persistent client's page has arrived, and with it every page
             // asked for before it; page `p` then ends as any page does.
             while let Some(q) = self.apps[a as usize].on_conn.pop_front().filter(|&q| q != p) {
-                self.pages[q as usize].pending = 0;
-                self.pages[q as usize].end = Some(now);
+                self.end_page(q, now);
             }
         }
         let app = &self.apps[a as usize];
@@ -425,8 +481,8 @@ impl Apps {
         if pg.pending > 0 {
             return;
         }
-        pg.end = Some(now);
         let started = pg.start.unwrap_or(now);
+        self.end_page(p, now);
         let app = &mut self.apps[a as usize];
         if let AppKind::Web(w) = &app.kind {
             if let Some(c) = w.cycle {
@@ -494,7 +550,7 @@ mod tests {
 
     fn app(kind: AppKind, size: Option<u64>) -> Apps {
         let a = App::new("a".into(), 0, 1, Time::ZERO, size, kind, RngStream::new(1, "app/a"), 250);
-        Apps { apps: vec![a], pages: Vec::new() }
+        Apps { apps: vec![a], ..Apps::default() }
     }
 
     #[test]
@@ -510,6 +566,41 @@ mod tests {
             apps.on_event(0, c, NO_PAGE, ConnEvent::Complete, &mut t);
         }
         assert!(t.wakes.is_empty() && t.exchanges.is_empty());
+    }
+
+    #[test]
+    fn an_awaited_burst_finishes_with_its_last_flow_and_an_unbounded_transfer_never() {
+        let mut apps = app(AppKind::Burst { flows: 3, bytes: 3_000, servers: 1 }, None);
+        assert!(apps.wait_for(0));
+        let mut t = Recorder::default();
+        apps.on_wake(0, &mut t);
+        for c in 0..3 {
+            assert!(!apps.all_finished, "finished after {c} of 3 flows");
+            apps.on_event(0, c, NO_PAGE, ConnEvent::Complete, &mut t);
+        }
+        assert!(apps.all_finished);
+        assert!(!app(AppKind::Bulk, None).wait_for(0));
+        assert!(app(AppKind::Bulk, Some(1)).wait_for(0));
+        assert!(!app(AppKind::Repeat { think: Think::Constant(crate::time::Dur::from_secs(1)), count: None, persistent: false }, Some(1)).wait_for(0));
+    }
+
+    #[test]
+    fn an_awaited_web_client_finishes_with_its_last_page_not_its_last_object() {
+        let web = WebConfig { http11: false, embedded: 2, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                              think: Think::Constant(crate::time::Dur::from_secs(1)), pages: Some(2), cycle: None, cycle_closed: false, think_from_start: false,
+                              embedded_with_primary: false, persistent: false }; // fmt: skip
+        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        assert!(apps.wait_for(0));
+        let mut t = Recorder::default();
+        for p in 0..2 {
+            apps.on_wake(0, &mut t);
+            // The primary, then the two embedded objects: three completions a page.
+            apps.on_event(0, 0, page_tag(p, true), ConnEvent::Complete, &mut t);
+            apps.on_event(0, 1, page_tag(p, false), ConnEvent::Complete, &mut t);
+            assert!(!apps.all_finished);
+            apps.on_event(0, 2, page_tag(p, false), ConnEvent::Complete, &mut t);
+            assert_eq!(apps.all_finished, p == 1, "page {p}");
+        }
     }
 
     #[test]
