@@ -83,6 +83,14 @@ def test_every_case_and_the_later_start_range() -> None:
     assert res.start_s.nunique() == 2 and 0.324 <= res[res.app == "later"].start_s.iloc[0] <= 0.972
 
 
+def test_a_bulk_run_stops_when_the_later_burst_has_finished() -> None:
+    sc = iw10.scenario("hspa", "bdp", "bulk+n", 2, 10)
+    assert sc["sim"] == {"duration": "900s", "until": ["later"], "seed": 1}
+    r = tcplab.run(sc, seed=3)
+    later = r.flows[r.flows.app == "later"]
+    assert later.completed.all() and r.engine["sim_seconds"] == later.end_s.max() < 60
+
+
 def _edge_closed_form(iw: int) -> float:
     """Completion of one 180 kB flow on an idle EDGE path, packet by packet:
     segment i leaves the server at 0 (i < IW) or when the ACK of segment
@@ -159,7 +167,7 @@ def test_the_congestion_control_rows_run_linux_cubic_with_and_without_hystart() 
     for tcp in ({"cc": "cubic"}, {"cc": "cubic", "hystart": True}):
         sc = iw10.scenario("hspa", "bdp", "bulk+n", 1, 10, tcp=tcp)
         sc["apps"] = sc["apps"][:1]
-        sc["sim"]["duration"] = "3s"
+        sc["sim"] = {"duration": "3s", "seed": 1}
         links = tcplab.run(sc).links
         drops[tcp.get("hystart", False)] = int(links.drops.sum())
     assert drops == {False: 34, True: 0}
