@@ -43,6 +43,27 @@ def test_the_run_stops_when_the_burst_has_finished_and_the_burst_runs_as_in_a_lo
     assert not bg_short.completed and 0 < bg_short.bytes_delivered < bg_long.bytes_delivered
 
 
+def test_the_results_are_those_of_a_run_with_that_stop_time() -> None:
+    # Links count what crossed them by the end as a run stopped there by its
+    # duration counts it (so no packet is handed on to a link ahead of time).
+    short = tcplab.run(_scenario(["later"]))
+    end_ns = round(short.engine["sim_seconds"] * 1e9)
+    fixed = tcplab.run(_scenario(None, duration=f"{end_ns}ns"))
+    assert fixed.engine["sim_seconds"] == short.engine["sim_seconds"]
+    assert short.links.equals(fixed.links)
+    assert short.flows.equals(fixed.flows)
+
+
+def test_a_capture_needs_a_fixed_duration() -> None:
+    sc = _scenario(["later"])
+    sc["trace"] = {"pcap": ["r0->r1"]}
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(sc)
+    assert str(exc.value) == ("invalid scenario: trace.pcap = ['r0->r1']: cannot be written in a run that sim.until stops (a capture is "
+                              "written as packets are queued, with the time each will go out, and such a run has no stop time to hold "
+                              "them back at): give the run a fixed duration")
+
+
 def test_the_run_waits_for_every_application_named() -> None:
     sc = _scenario(["later", "early"])
     sc["apps"].append({"type": "repeat", "name": "early", "src": "s1", "dst": "k1", "size": "20kB", "count": 3, "think": "0.5s"})
@@ -92,8 +113,10 @@ def test_the_command_line_exits_2_on_an_unknown_application(tmp_path) -> None:
     assert r.output == f"error: invalid scenario in {path}: sim.until[0] = 'web': unknown application; allowed: app0\n"
 
 
-def test_the_core_checks_until_too() -> None:
+def test_the_core_checks_until_too(tmp_path) -> None:
     core = tcplab.load(_scenario(["later"])).to_core()
+    with pytest.raises(tcplab.ScenarioError, match=r"trace.pcap: cannot be written in a run that sim.until stops"):
+        tcplab.api.run_core(json.dumps({**core, "trace": {**core["trace"], "pcap": [["r0", "r1"]], "pcap_dir": str(tmp_path)}}))
     core["until"] = ["background"]
     with pytest.raises(tcplab.ScenarioError, match=r"sim.until\[0\]: application 'background' never finishes"):
         tcplab.api.run_core(json.dumps(core))

@@ -185,6 +185,11 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     if !sc.until.is_empty() && sc.stop_ns.is_none() {
         return Err(invalid("sim.until".into(), "needs a stop time (sim.duration): the longest the run may last if they never finish"));
     }
+    if !sc.until.is_empty() && !sc.trace.pcap.is_empty() {
+        // A capture is written as packets are queued, with the time each
+        // will go out: with no stop time known, some would be past the end.
+        return Err(invalid("trace.pcap".into(), "cannot be written in a run that sim.until stops: give the run a fixed duration"));
+    }
     for (i, name) in sc.until.iter().enumerate() {
         let field = format!("sim.until[{i}]");
         let a = *app_index.get(name.as_str()).ok_or_else(|| invalid(field.clone(), format!("unknown application '{name}'")))?;
@@ -228,7 +233,10 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         }
     }
     net.wire_ports();
-    if sc.advance_links {
+    // A link that hands a packet on fills in the next link's arrival ahead
+    // of time; a run that stops when its applications finish has no stop
+    // time to hold such packets back at, so there every arrival is an event.
+    if sc.advance_links && sc.until.is_empty() {
         net.enable_advancing();
     }
     Ok(Parts { net, tcp, apps, tracer })

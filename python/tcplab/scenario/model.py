@@ -150,6 +150,10 @@ class Scenario(_Model):
         if self.sim.duration is None:
             out.append(FieldProblem("sim.until", "needs sim.duration, the longest the run may last if they never finish (a transfer that "
                                     "never gets through would keep it going for ever)", list(self.sim.until), True))  # fmt: skip
+        if self.trace.pcap:
+            out.append(FieldProblem("trace.pcap", "cannot be written in a run that sim.until stops (a capture is written as packets are "
+                                    "queued, with the time each will go out, and such a run has no stop time to hold them back at): "
+                                    "give the run a fixed duration", list(self.trace.pcap), True))  # fmt: skip
         names = self.app_names()
         index = dict(zip(names, range(len(names))))
         for k, name in enumerate(self.sim.until):
