@@ -81,6 +81,11 @@ def test_every_case_and_the_later_start_range() -> None:
     assert (later["start"]["min"], later["start"]["max"]) == ("0.324000s", "0.972000s")
     res = tcplab.run(sc, seed=3).flows
     assert res.start_s.nunique() == 2 and 0.324 <= res[res.app == "later"].start_s.iloc[0] <= 0.972
+    # On LTE a burst is over within a few round trips of 2 x (11 + 15) ms:
+    # the later one starts within the first two, but after a bulk flow within 2 to 6.
+    lte = {w: next(s for lv, s in cfg if lv == {"workload": w, "profile": "lte", "buffer": "bdp", "n": 18, "iw": 3})["apps"][1]["start"]
+           for w in ("n+n", "bulk+n")}  # fmt: skip
+    assert (lte["n+n"]["min"], lte["n+n"]["max"], lte["bulk+n"]["min"], lte["bulk+n"]["max"]) == ("0.000000s", "0.104000s", "0.104000s", "0.312000s")
 
 
 def test_a_bulk_run_stops_when_the_later_burst_has_finished() -> None:
