@@ -34,6 +34,16 @@ def lossy_scenarios():
             ),
             id=f"n{n}-{queue}-delack{int(delack)}-iw{iw}",
         )
+    # A burst into the bulk transfers, the run stopped when it has finished
+    # (sim.until): packets are still queued and in flight at the end.
+    for iw in (1, 4):
+        sc = dumbbell(left=6, right=6, bottleneck_rate="2Mbps", bottleneck_delay="20ms", bottleneck_queue="8pkt", access_rate="10Mbps",
+                      access_delay=[f"{1 + i}ms" for i in range(6)], access_queue="50pkt", duration="20s",
+                      tcp={"iw": iw, "delayed_ack": True, "window": "40pkt", "rto_min": "200ms"},
+                      apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf", "start": f"{0.05 * i}s"} for i in range(6)]
+                      + [{"type": "burst", "name": "later", "src": "s1", "dst": "k2", "flows": 6, "total": "180kB", "start": "3s"}])  # fmt: skip
+        sc["sim"]["until"] = ["later"]
+        yield pytest.param(sc, id=f"until-burst-iw{iw}")
 
 
 @pytest.mark.parametrize("sc", list(lossy_scenarios()))
