@@ -122,7 +122,7 @@ pub struct App {
     on_conn: std::collections::VecDeque<u32>,
     /// For an application the run waits for (`until`): its transfers (or
     /// pages, for kinds that fetch pages) still to complete. 0 otherwise.
-    pub awaited: u64,
+    awaited: u64,
 }
 
 impl App {
