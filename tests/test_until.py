@@ -4,6 +4,7 @@ finished, while others (say, a bulk transfer) would go on for ever."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -103,6 +104,16 @@ def test_bad_until_is_refused_naming_the_field(until: list[str], duration: str, 
                                   f"'60s'\n  - {message}")
     else:
         assert str(exc.value) == f"invalid scenario: {message}"
+
+
+def test_the_summary_says_what_stopped_the_run() -> None:
+    example = str(Path(__file__).resolve().parents[1] / "examples" / "bulk-then-burst.toml")
+    r = CliRunner().invoke(main, ["run", example])
+    assert r.exit_code == 0
+    assert r.output.splitlines()[-1].startswith("Engine: 24.9461 simulated s, stopped as burst finished, 13,104 events, ")
+    # Stopped by its duration, it says nothing more.
+    r = CliRunner().invoke(main, ["run", example, "--set", "sim.duration=10s"])
+    assert r.output.splitlines()[-1].startswith("Engine: 10 simulated s, ")
 
 
 def test_the_command_line_exits_2_on_an_unknown_application(tmp_path) -> None:

@@ -508,7 +508,11 @@ def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
                    f"{r['early_drops']:,} refused early, {r['ppd_frames']:,} cut (PPD); cells {r['dropped_cells']:,} dropped, "
                    f"{r['wasted_cells']:,} wasted")  # fmt: skip
     e = res.engine
-    click.echo(f"{bold('Engine')}: {e['sim_seconds']:g} simulated s, {e['events']:,} events, {e['packets_created']:,} packets, {e['wall_seconds']:.3f} wall s")
+    sim = res.scenario.sim
+    # A run sim.until stopped before its duration says so.
+    early = f", stopped as {', '.join(sim.until)} finished" if sim.until and round(e["sim_seconds"] * 1e9) < sim.duration else ""
+    click.echo(f"{bold('Engine')}: {e['sim_seconds']:g} simulated s{early}, {e['events']:,} events, {e['packets_created']:,} packets, "
+               f"{e['wall_seconds']:.3f} wall s")  # fmt: skip
     for c in res.data.get("captures", []):
         click.echo(f"{bold('Capture')} {c['link']}: {c['file']} ({c['packets']:,} packets), drops in {c['drops_file']} ({c['drops']:,})")
 
