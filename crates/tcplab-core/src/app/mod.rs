@@ -548,6 +548,14 @@ mod tests {
         }
     }
 
+    /// A web client of constant sizes (primary 1000 B, objects 2000 B) and
+    /// think time, one connection per object, no cycle.
+    fn web(http11: bool, embedded: u32, think_s: u64, pages: Option<u64>) -> WebConfig {
+        WebConfig { http11, embedded, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
+                    think: Think::Constant(crate::time::Dur::from_secs(think_s)), pages, cycle: None, cycle_closed: false, think_from_start: false,
+                    embedded_with_primary: false, persistent: false } // fmt: skip
+    }
+
     fn app(kind: AppKind, size: Option<u64>) -> Apps {
         let a = App::new("a".into(), 0, 1, Time::ZERO, size, kind, RngStream::new(1, "app/a"), 250);
         Apps { apps: vec![a], ..Apps::default() }
@@ -586,10 +594,7 @@ mod tests {
 
     #[test]
     fn an_awaited_web_client_finishes_with_its_last_page_not_its_last_object() {
-        let web = WebConfig { http11: false, embedded: 2, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(1)), pages: Some(2), cycle: None, cycle_closed: false, think_from_start: false,
-                              embedded_with_primary: false, persistent: false }; // fmt: skip
-        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut apps = app(AppKind::Web(Box::new(web(false, 2, 1, Some(2)))), None);
         assert!(apps.wait_for(0));
         let mut t = Recorder::default();
         for p in 0..2 {
@@ -614,10 +619,7 @@ mod tests {
 
     #[test]
     fn http11_asks_for_the_embedded_objects_on_the_primary_connection() {
-        let web = WebConfig { http11: true, embedded: 3, primary: SizeDist::Constant(1000), object: SizeDist::Constant(2000),
-                              think: Think::Constant(crate::time::Dur::from_secs(2)), pages: Some(1), cycle: None, cycle_closed: false, think_from_start: false,
-                              embedded_with_primary: false, persistent: false }; // fmt: skip
-        let mut apps = app(AppKind::Web(Box::new(web)), None);
+        let mut apps = app(AppKind::Web(Box::new(web(true, 3, 2, Some(1)))), None);
         let mut t = Recorder::default();
         apps.on_wake(0, &mut t);
         assert_eq!(t.opened, [(Some(1000), page_tag(0, true))]);
