@@ -512,7 +512,8 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
         "time a segment's 15 backed-off retransmissions take (so a burst is cut off only if a flow of it gave up).",
         f"- **The later burst's start** is drawn per replication uniformly from {LATER_START_RTTS[0]:g} to {LATER_START_RTTS[1]:g} base "
         "round trips after 0 ("
-        + ", ".join(f"{p.upper()} {LATER_START_RTTS[0] * base_rtt(p):.2f}-{LATER_START_RTTS[1] * base_rtt(p):.2f} s" for p in WIRELESS_DELAY_S)
+        + ", ".join(f"{p.upper()} {LATER_START_RTTS[0] * base_rtt(p):.2f}-{LATER_START_RTTS[1] * base_rtt(p):.2f} s"
+                    + (" for bulk+n" if p == "lte" else "") for p in WIRELESS_DELAY_S)
         + "): slow start fills these pipes (BDP plus buffer) in about 3 to 6 round trips, so the first burst or the bulk "
         "flow is then at the end of slow start or early in congestion avoidance. On LTE a 180 kB burst (124 segments) "
         "never fills its 250-packet pipe and is over within one to three round trips, so there the later burst of n+n "
