@@ -84,6 +84,24 @@ def test_a_web_client_finishes_with_its_last_page() -> None:
     assert r.engine["sim_seconds"] == pages.end_s.max()
 
 
+@pytest.mark.parametrize("app, tcp", [
+    # Pages pipelined on one connection: the later pages end with the last.
+    ({"type": "web", "http": "1.1", "persistent": True, "embedded": 4, "pages": 4, "cycle": "500ms",
+      "primary": {"type": "constant", "size": "25000B"}, "object": {"type": "constant", "size": "25000B"}}, {"iw": 1}),
+    # Files asked for one after another on one connection.
+    ({"type": "repeat", "size": "100kB", "think": "0s", "count": 5, "persistent": True}, {"handshake": True, "window": "11pkt"}),
+])  # fmt: skip
+def test_a_persistent_client_finishes_with_its_last_page(app: dict, tcp: dict) -> None:
+    background = {"type": "bulk", "name": "background", "src": "s1", "dst": "k1", "size": "inf"}
+    sc = dumbbell(left=2, right=2, bottleneck_rate="2Mbps", bottleneck_delay="10ms", access_rate="100Mbps", duration="120s", tcp=tcp,
+                  apps=[background, {**app, "name": "client", "src": "s0", "dst": "k0"}])  # fmt: skip
+    sc["sim"]["until"] = ["client"]
+    r = tcplab.run(sc)
+    pages = r.pages[r.pages.app == "client"]
+    assert len(pages) == (4 if app["type"] == "web" else 5) and pages.completed.all()
+    assert r.engine["sim_seconds"] == pages.end_s.max() < 120
+
+
 def test_the_duration_still_stops_a_run_whose_applications_have_not_finished() -> None:
     r = tcplab.run(_scenario(["later"], duration="3s"))
     assert r.engine["sim_seconds"] == 3.0
