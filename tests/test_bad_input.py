@@ -41,7 +41,7 @@ CASES = [
     ({"apps.0.tcp": {"iww": 3}},
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, max_retries, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
-     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, newreno_recovery, timeout_ssthresh, rtt_estimator, clock_phase, limited_transmit_data, recovery_exit, "
+     "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, sack_loss, newreno_recovery, timeout_ssthresh, rtt_estimator, clock_phase, limited_transmit_data, recovery_exit, "
      "sack_option_bytes, ca_increment, fast_retransmit_ssthresh, hstcp_lookup"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675', 'ns2-1998', 'ns2' or 'linux'"),
     ({"tcp.sack_option_bytes": "bsd"}, "tcp.sack_option_bytes = 'bsd': not allowed; allowed values: 'rfc2018' or 'ns2'"),
@@ -149,6 +149,9 @@ size = "100kB"
         (GOOD + "\n[tcp]\nmss = 'x'\n", [], "tcp.mss = 'x': expected a size such as '1460B', '64KiB', '1MB'"),
         ("[topology\n", [], "not valid TOML"),
         (GOOD + "\n[tcp]\nhystart = true\n", [], "apps[0].tcp.hystart: is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)"),
+        (GOOD, ["--set", "tcp.sack_loss=fast"], "tcp.sack_loss = 'fast': not allowed; allowed values: 'rfc6675' or 'fack'"),
+        (GOOD + "\n[tcp]\ncc = 'sack'\nsack_recovery = 'ns2'\nsack_loss = 'fack'\n", [],
+         "apps[0].tcp.sack_loss: 'fack' reads the SACK scoreboard; sack_recovery 'ns2' keeps a pipe counter instead (allowed with fack: rfc6675, linux)"),
         (GOOD.replace('type = "dumbbell"', 'type = "dumbbell"\nspeed = 3'), [], "topology.speed: unknown field; allowed fields here: type, left, right, bottleneck, left_access, right_access"),
     ],
 )

@@ -312,7 +312,7 @@ def _random_scenario(rng) -> dict:
                         ("timestamps", [True]), ("limited_transmit", [True]), ("ssthresh", ["bdp", "10pkt"]), ("rto_initial", ["3s"]),
                         ("clock_granularity", ["100ms"]), ("max_retries", [2, "none"]), ("byte_counting", [False]),
                         ("local_congestion", ["linux"]), ("window_growth", ["linux"]), ("idle_restart", [False]),
-                        ("sack_recovery", ["ns2-1998", "ns2", "linux"]), ("newreno_recovery", ["ns2-1998"]), ("dupack_threshold", [1, 10]),
+                        ("sack_recovery", ["ns2-1998", "ns2", "linux"]), ("sack_loss", ["fack"]), ("newreno_recovery", ["ns2-1998"]), ("dupack_threshold", [1, 10]),
                         ("timeout_ssthresh", ["ns2", "linux"]), ("recovery_exit", ["ns2"]), ("rtt_estimator", ["ns2"]), ("limited_transmit_data", ["ns2"]), ("clock_phase", ["0.5ms", "random"]),
                         ("sack_option_bytes", ["ns2"]), ("ca_increment", ["ns2"]), ("fast_retransmit_ssthresh", ["ns2"])]:  # fmt: skip
         some(tcp, key, *values)

@@ -153,6 +153,29 @@ def test_ns2_sack1_recovery_repairs_the_window_within_one_rtt_but_later(ndrops: 
         assert list(rt.t) == list(rfc.t)
 
 
+@pytest.mark.parametrize("ndrops", [1, 2, 3, 4])
+def test_fack_retransmits_as_soon_as_a_sack_lies_three_segments_past_the_hole(ndrops: int) -> None:
+    # FACK deems segment 19 lost once a SACKed byte lies 3 segments past it.
+    # One drop: that is the third duplicate ACK, as with RFC 6675's IsLost.
+    # Two or more (every other segment): the second duplicate ACK, SACKing
+    # 20 and 22, where IsLost waits for a third SACKed segment; so the fast
+    # retransmit reaches the bottleneck one ACK (one data packet's 10.4 ms
+    # there) sooner. The later holes wait for pipe either way.
+    def sent(loss: str):
+        res = tcplab.run(FF, overrides={"tcp.cc": "sack", "tcp.sack_loss": loss, "losses.0.packets": DROPS[ndrops]})
+        pk = res.packets
+        rt = pk[(pk.event == "enqueue") & pk.retx & (pk.kind == "data")]
+        f = res.flows.iloc[0]
+        return (f.fast_retx, f.timeouts, f.retx_pkts), list(rt.seq // MSS), list(rt.t)
+
+    (counts, seqs, t_fack), (_, _, t_rfc) = sent("fack"), sent("rfc6675")
+    assert counts == (1, 0, ndrops)
+    assert seqs == [n - 1 for n in DROPS[ndrops]]
+    early = 0 if ndrops == 1 else 1040 * 8 / 0.8e6
+    assert t_fack[0] == pytest.approx(t_rfc[0] - early, abs=1e-4)
+    assert t_fack[1:] == t_rfc[1:]
+
+
 def test_sack_beats_reno_and_tahoe_on_four_drops() -> None:
     got = {cc: ff(cc, 4).flows.iloc[0].bytes_delivered for cc in ("tahoe", "reno", "newreno", "sack")}
     assert got["sack"] > got["newreno"] and got["sack"] > got["reno"] and got["sack"] > got["tahoe"]

@@ -12,7 +12,7 @@ use crate::engine::rng::RngStream;
 use crate::net::queue::{Red, RedConfig};
 use crate::net::atm::{Policy, UbrConfig, UbrPort};
 use crate::net::{DropTail, Limit, QueueDisc};
-use crate::tcp::{CcKind, NewRenoRecovery, RttConfig, SackRecovery, TcpConfig, TimeoutSsthresh};
+use crate::tcp::{CcKind, NewRenoRecovery, RttConfig, SackLoss, SackRecovery, TcpConfig, TimeoutSsthresh};
 use crate::time::Dur;
 use serde::Deserialize;
 
@@ -453,6 +453,9 @@ pub struct TcpSpec {
     /// 1998), "ns2" (its Sack1 of 2.35) or "linux" (Linux 2.6's rate-halving).
     #[serde(default)]
     pub sack_recovery: Option<String>,
+    /// Which segments SACK recovery deems lost: "rfc6675" (default, IsLost) or "fack".
+    #[serde(default)]
+    pub sack_loss: Option<String>,
     /// NewReno recovery: "rfc6582" (default) or "ns2-1998" (ns-2's flywheel NewReno).
     #[serde(default)]
     pub newreno_recovery: Option<String>,
@@ -745,6 +748,14 @@ impl TcpSpec {
         if self.hystart && cc != CcKind::Cubic {
             return Err(invalid(format!("{field}.hystart"), format!("is cubic's slow start; cc is '{}' (allowed with hystart: cubic)", self.cc)));
         }
+        let sack_recovery = choose(field, "sack_recovery", self.sack_recovery.as_deref(), "a SACK recovery",
+            &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true }), ("ns2", SackRecovery::Ns2Sack1v235), ("linux", SackRecovery::LinuxRateHalving)])?;
+        let sack_loss = choose(field, "sack_loss", self.sack_loss.as_deref(), "a loss rule", &[("rfc6675", SackLoss::Rfc6675), ("fack", SackLoss::Fack)])?;
+        // Under a controller without SACK it has no effect, as sack_recovery;
+        // with ns-2's Sack1, which keeps no scoreboard, it would contradict.
+        if sack_loss == SackLoss::Fack && !matches!(sack_recovery, SackRecovery::Rfc6675 | SackRecovery::LinuxRateHalving) {
+            return Err(invalid(format!("{field}.sack_loss"), format!("'fack' reads the SACK scoreboard; sack_recovery '{}' keeps a pipe counter instead (allowed with fack: rfc6675, linux)", self.sack_recovery.as_deref().unwrap_or_default())));
+        }
         Ok(TcpConfig {
             cc,
             mss: self.mss,
@@ -780,8 +791,8 @@ impl TcpSpec {
             hstcp_lookup: choose(field, "hstcp_lookup", self.hstcp_lookup.as_deref(), "a lookup",
                 &[("formula", HighSpeedLookup::Formula), ("table", HighSpeedLookup::Table), ("linux", HighSpeedLookup::TableAbove)])?,
             window_growth: self.window_growth,
-            sack_recovery: choose(field, "sack_recovery", self.sack_recovery.as_deref(), "a SACK recovery",
-                &[("rfc6675", SackRecovery::Rfc6675), ("ns2-1998", SackRecovery::Ns2Sack1 { stall_at_end: true }), ("ns2", SackRecovery::Ns2Sack1v235), ("linux", SackRecovery::LinuxRateHalving)])?,
+            sack_recovery,
+            sack_loss,
             newreno_recovery: choose(field, "newreno_recovery", self.newreno_recovery.as_deref(), "a NewReno recovery",
                 &[("rfc6582", NewRenoRecovery::Rfc6582), ("ns2-1998", NewRenoRecovery::Ns2Flywheel)])?,
             timeout_ssthresh: choose(field, "timeout_ssthresh", self.timeout_ssthresh.as_deref(), "a timeout rule",

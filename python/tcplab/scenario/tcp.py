@@ -82,6 +82,15 @@ class Tcp(_Model):
     SACKs or acknowledges new data, down to ssthresh, kept at most pipe + 1
     segment, so one segment goes out per two such ACKs; the recovery ends
     with cwnd = min(that window, ssthresh)."""
+    sack_loss: Literal["rfc6675", "fack"] = "rfc6675"
+    """Which segments SACK recovery (with sack_recovery 'rfc6675' or 'linux')
+    deems lost. 'rfc6675': IsLost, more than dupack_threshold - 1 segments'
+    worth of SACKed bytes above the segment. 'fack': forward acknowledgement,
+    on by default in Linux from 2.2 to 4.10 (tcp_fack): lost once the highest SACKed
+    byte lies more than dupack_threshold - 1 segments past the segment's end,
+    the bytes between SACKed or not. Either way a fast retransmit starts at
+    the dupack_threshold-th duplicate ACK, or sooner once the first segment
+    is lost so."""
     newreno_recovery: Literal["rfc6582", "ns2-1998"] = "rfc6582"
     """How newreno recovers. 'rfc6582': window inflation, partial ACKs deflate
     by the amount acknowledged, only the first partial ACK restarts the
@@ -245,6 +254,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["window_growth"] = True
     if t.sack_recovery != "rfc6675":
         core["sack_recovery"] = t.sack_recovery
+    if t.sack_loss != "rfc6675":
+        core["sack_loss"] = t.sack_loss
     if t.newreno_recovery != "rfc6582":
         core["newreno_recovery"] = t.newreno_recovery
     if t.timeout_ssthresh != "rfc5681":

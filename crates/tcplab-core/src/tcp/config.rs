@@ -70,6 +70,26 @@ pub enum SackRecovery {
     LinuxRateHalving,
 }
 
+/// Which outstanding segments SACK recovery deems lost, where it keeps a
+/// scoreboard ([`SackRecovery::Rfc6675`] and [`SackRecovery::LinuxRateHalving`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum SackLoss {
+    /// RFC 6675 section 4, `IsLost(SeqNum)`: more than (DupThresh - 1) *
+    /// SMSS bytes SACKed above the segment; and a fast retransmit at the
+    /// DupThresh-th duplicate ACK or once the first segment is lost so.
+    #[default]
+    Rfc6675,
+    /// Forward acknowledgement (Mathis and Mahdavi, SIGCOMM 1996), on by
+    /// default in Linux from 2.2 to 4.10 (`tcp_fack`; off in 4.11, gone in
+    /// 4.15, both in favour of RACK): a segment not SACKed is
+    /// lost once the highest SACKed byte (the "forward-most" one) lies more
+    /// than (DupThresh - 1) * SMSS bytes past its end, the bytes between
+    /// SACKed or not (`tcp_update_scoreboard` marks the first `fackets_out -
+    /// reordering` segments); and a fast retransmit once the first segment
+    /// is lost so (`tcp_time_to_recover`: `fackets_out > reordering`).
+    Fack,
+}
+
 /// How NewReno recovers (for `newreno`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
 pub enum NewRenoRecovery {
@@ -174,6 +194,8 @@ pub struct TcpConfig {
     pub window_growth: bool,
     /// What SACK recovery sends (see [`SackRecovery`]).
     pub sack_recovery: SackRecovery,
+    /// Which segments SACK recovery deems lost (see [`SackLoss`]).
+    pub sack_loss: SackLoss,
     /// How NewReno recovers (see [`NewRenoRecovery`]).
     pub newreno_recovery: NewRenoRecovery,
     /// What a retransmission timeout does to ssthresh (see [`TimeoutSsthresh`]).
@@ -240,6 +262,7 @@ impl Default for TcpConfig {
             hstcp_lookup: HighSpeedLookup::Formula,
             window_growth: false,
             sack_recovery: SackRecovery::Rfc6675,
+            sack_loss: SackLoss::Rfc6675,
             newreno_recovery: NewRenoRecovery::Rfc6582,
             timeout_ssthresh: TimeoutSsthresh::Rfc5681,
             exit_growth: false,

@@ -18,7 +18,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
-pub use config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
+pub use config::{CcKind, NewRenoRecovery, SackLoss, SackRecovery, TcpConfig, TimeoutSsthresh};
 pub use connection::{ConnEvent, Connection, Timer, Wire};
 pub use handshake::{Listener, Opener};
 pub use receiver::Receiver;

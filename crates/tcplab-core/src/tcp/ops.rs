@@ -18,7 +18,7 @@
 //! - `snd_una` never moves backwards;
 //! - the receiver delivers each byte once and in order, and only bytes it received.
 
-use super::config::{CcKind, NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
+use super::config::{CcKind, NewRenoRecovery, SackLoss, SackRecovery, TcpConfig, TimeoutSsthresh};
 use super::rtt::RttConfig;
 use super::receiver::Receiver;
 use super::sender::{Segment, Sender};
@@ -56,6 +56,8 @@ pub fn run(data: &[u8]) -> Result<(), String> {
             2 => SackRecovery::Ns2Sack1 { stall_at_end: true },
             _ => SackRecovery::Ns2Sack1v235,
         },
+        // FACK with the scoreboard recoveries (rfc6675 and linux).
+        sack_loss: if data[2] >> 5 & 3 == 0 && data[3] & 64 != 0 { SackLoss::Fack } else { SackLoss::Rfc6675 },
         newreno_recovery: if data[2] & 128 != 0 { NewRenoRecovery::Ns2Flywheel } else { NewRenoRecovery::Rfc6582 },
         timeout_ssthresh: match data[0] >> 1 & 3 {
             1 => TimeoutSsthresh::Ns2,
@@ -225,6 +227,20 @@ mod tests {
         for i in 0..2000u32 {
             let mode = if i % 2 == 0 { 1u8 << 5 } else { 2 << 5 };
             let mut ops = vec![3, next() % 10, mode | (next() & 0x1f), next() & 0x7f];
+            ops.extend((0..300).map(|_| next()));
+            assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
+        }
+    }
+
+    #[test]
+    fn fack_holds_every_invariant_under_random_operations() {
+        // FACK (config byte 3, bit 6) with RFC 6675's recovery and Linux's
+        // rate-halving (byte 3, bit 5), over the three SACK controllers.
+        let mut next = bytes(0x6a09_e667_f3bc_c908);
+        for i in 0..3000u32 {
+            let cc = [3u8, 4, 5][(i % 3) as usize];
+            let halving = if i / 3 % 2 == 0 { 0 } else { 32 };
+            let mut ops = vec![cc, next() % 10, next() & 0x9f, 64 | halving | (next() & 0x9f)];
             ops.extend((0..300).map(|_| next()));
             assert_eq!(run(&ops), Ok(()), "sequence {i}: {ops:?}");
         }

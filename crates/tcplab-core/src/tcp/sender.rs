@@ -36,7 +36,7 @@
 //! appends the segments to transmit to `out`; [`Sender::poll_timeout`] tells
 //! when it next wants [`Sender::on_timeout`].
 
-use super::config::{NewRenoRecovery, SackRecovery, TcpConfig, TimeoutSsthresh};
+use super::config::{NewRenoRecovery, SackLoss, SackRecovery, TcpConfig, TimeoutSsthresh};
 use super::rtt::RttEstimator;
 use crate::cc::{AnyCc, CongestionControl, Recovery};
 use crate::time::Time;
@@ -211,6 +211,8 @@ pub struct Sender {
     flywheel: bool,
     /// Linux's rate-halving in SACK recovery (see [`SackRecovery::LinuxRateHalving`]).
     rate_halving: bool,
+    /// Forward acknowledgement decides which segments are lost (see [`SackLoss::Fack`]).
+    fack: bool,
     /// The window during a rate-halving recovery, and the ACKs of progress
     /// since its last decrease (Linux's `snd_cwnd_cnt`).
     rh_cwnd: Option<u64>,
@@ -277,6 +279,7 @@ impl Sender {
             },
             flywheel: recovery == Recovery::NewReno && cfg.newreno_recovery == NewRenoRecovery::Ns2Flywheel,
             rate_halving: recovery == Recovery::Sack && cfg.sack_recovery == SackRecovery::LinuxRateHalving,
+            fack: recovery == Recovery::Sack && cfg.sack_loss == SackLoss::Fack,
             rh_cwnd: None,
             rh_acks: 0,
             // ns-2's Reno and Newreno agents grow on that ACK; its Sack1 does not.
@@ -977,33 +980,47 @@ impl Sender {
         news
     }
 
-    /// RFC 6675 `IsLost` for the first outstanding segment.
+    /// Whether the first outstanding segment is lost: RFC 6675 `IsLost`,
+    /// or with FACK the highest SACKed byte more than (DupThresh - 1) *
+    /// SMSS past its end (Linux's `fackets_out > reordering`).
     fn sb_head_lost(&self) -> bool {
         let limit = u64::from(self.dupthresh - 1) * self.mss;
-        let sacked: u64 = self.scoreboard.iter().filter(|g| g.sacked).map(|g| u64::from(g.len)).sum();
-        self.scoreboard.front().is_some_and(|g| !g.sacked) && sacked > limit
+        let Some(head) = self.scoreboard.front().filter(|g| !g.sacked) else {
+            return false;
+        };
+        if self.fack {
+            let head_end = head.seq + u64::from(head.len);
+            self.scoreboard.iter().rev().find(|g| g.sacked).is_some_and(|g| (g.seq + u64::from(g.len)).saturating_sub(head_end) > limit)
+        } else {
+            let sacked: u64 = self.scoreboard.iter().filter(|g| g.sacked).map(|g| u64::from(g.len)).sum();
+            sacked > limit
+        }
     }
 
     /// RFC 6675 `pipe` and `NextSeg` in one backward pass: returns pipe and
     /// the first segment to retransmit by rule 1 (lost, not yet
     /// retransmitted) or rule 3 (not SACKed, not retransmitted, below the
-    /// highest SACKed segment).
+    /// highest SACKed segment). A segment is lost by `IsLost`, or with FACK
+    /// when the highest SACKed byte lies more than (DupThresh - 1) * SMSS
+    /// past its end.
     fn sb_scan(&self) -> (u64, Option<u64>, Option<u64>) {
         let limit = u64::from(self.dupthresh - 1) * self.mss;
         let mut sacked_above = 0u64;
+        let mut fack_end = None;
         let mut pipe = 0u64;
         let mut rule1 = None;
         let mut rule3 = None;
         for g in self.scoreboard.iter().rev() {
             let len = u64::from(g.len);
             if g.sacked {
+                fack_end = fack_end.or(Some(g.seq + len));
                 sacked_above += len;
                 continue;
             }
             // pipe counts octets from SND.UNA on: of a segment acknowledged
             // in part (an ACK inside it), only the rest (found by tcp_ops fuzzing).
             let outstanding = (g.seq + len).saturating_sub(g.seq.max(self.snd_una));
-            let lost = sacked_above > limit;
+            let lost = if self.fack { fack_end.is_some_and(|e| e.saturating_sub(g.seq + len) > limit) } else { sacked_above > limit };
             if !lost {
                 pipe += outstanding;
             }
@@ -1755,6 +1772,37 @@ mod tests {
         // ssthresh (6, 6, 5, 5, 5, 5), and a segment goes out on every
         // second ACK until then; the recovery ends with cwnd 5.
         assert_eq!(one_loss(SackRecovery::LinuxRateHalving), (vec![0, 1, 0, 1, 1, 1], vec![6, 6, 5, 5, 5, 5], 5));
+    }
+
+    #[test]
+    fn fack_deems_the_head_lost_by_the_highest_sacked_byte() {
+        // A window of 10 segments; 0, 1 and 2 are lost, and the ACKs that
+        // follow SACK 3, 3-4, 3-5 and 3-6.
+        let run = |loss: SackLoss| {
+            let cfg = TcpConfig { iw_bytes: 10 * MSS, cc: CcKind::Sack, limited_transmit: false, sack_loss: loss, ..Default::default() };
+            let mut s = Sender::new(&cfg, Some(100 * MSS));
+            let mut out = Vec::new();
+            s.start(Time::ZERO, &mut out);
+            let t = Time::from_ns(100_000_000);
+            let sent: Vec<Vec<(u64, bool)>> = (1..=4u64)
+                .map(|k| {
+                    out.clear();
+                    s.on_ack(t, 0, &[(3 * MSS, (3 + k) * MSS)], &mut out);
+                    out.iter().map(|g| (g.seq / MSS, g.retx)).collect()
+                })
+                .collect();
+            (sent, s.stats.fast_retx)
+        };
+        // RFC 6675: one SACKed segment above the first is not enough
+        // (IsLost needs more than 2 segments' worth); the third duplicate
+        // ACK retransmits it, and the fourth (pipe 4 of cwnd 5) segment 1,
+        // which 4 SACKed segments above make lost.
+        assert_eq!(run(SackLoss::Rfc6675), (vec![vec![], vec![], vec![(0, true)], vec![(1, true)]], 1));
+        // FACK: the first ACK's SACK of segment 3 lies 3 segments past the
+        // end of segment 0, which is lost at once (Linux's fackets_out 4 >
+        // reordering 3); segment 1 is lost from the second ACK (pipe 7) and
+        // segment 2 from the third (pipe 5); the fourth (pipe 4) resends 1.
+        assert_eq!(run(SackLoss::Fack), (vec![vec![(0, true)], vec![], vec![], vec![(1, true)]], 1));
     }
 
     #[test]
