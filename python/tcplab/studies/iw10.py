@@ -81,9 +81,12 @@ BULK_LONGEST = {"edge": "1800s", "hspa": "900s", "lte": "60s"}
 #: A timeout halves the congestion window into ssthresh, but not a second time
 #: in one recovery or loss (tcp_enter_loss). SACK recovery halves the window
 #: as Linux 2.6 did before 3.2's PRR, by rate-halving (tcp_cwnd_down): a
-#: segment less every second ACK of progress, at most pipe + 1 segment.
+#: segment less every second ACK of progress, at most pipe + 1 segment; and
+#: it deems a segment lost by forward acknowledgement (tcp_fack, on by
+#: default until Linux 4.11): once a SACKed byte lies 3 segments past it.
 TCP = {"cc": "sack", "mss": "1460B", "delayed_ack": True, "delack_timeout": "40ms", "quickack": 16, "rto_initial": "3s",
-       "rto_min": "200ms", "window": "4MB", "byte_counting": False, "timeout_ssthresh": "linux", "sack_recovery": "linux"}  # fmt: skip
+       "rto_min": "200ms", "window": "4MB", "byte_counting": False, "timeout_ssthresh": "linux", "sack_recovery": "linux",
+       "sack_loss": "fack"}  # fmt: skip
 
 #: The congestion controls the full study also runs (SENSITIVITY_REPS
 #: replications each): Linux's default of 2010, CUBIC (since 2.6.19), with and
@@ -522,8 +525,9 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
         "are our choice, not fitted; the sensitivity table below reruns the checks with other ranges (for every profile).",
         "- **TCP**, a 2010 Linux: SACK with Linux 2.6's rate-halving in recovery (`tcp_cwnd_down`: the window loses a segment "
         "every second ACK of progress down to ssthresh and stays at most a segment above the data in flight, where RFC 6675 "
-        "drops it to ssthresh at once; the sign agreement is 18 of 29 either way; RFC 6675's `IsLost` marks losses, where "
-        "Linux's default of 2010 was FACK), delayed ACKs (every second segment, else after 40 ms, Linux's "
+        "drops it to ssthresh at once; the sign agreement is 18 of 29 either way) and forward acknowledgement marking losses "
+        "(`tcp_fack`, on by default until Linux 4.11: a segment is lost once a SACKed byte lies 3 segments past its end, "
+        "where RFC 6675's `IsLost` waits for 3 segments' worth of SACKed bytes above it; 18 of 29 either way), delayed ACKs (every second segment, else after 40 ms, Linux's "
         "TCP_DELACK_MIN) after Linux's quick-ACK mode at a connection's start (every segment ACKed at once for the first 16 "
         "ACKs: `tcp_incr_quickack` gives min(receive window / 2 MSS, TCP_MAX_QUICKACKS = 16)), initial RTO 3 s (RFC 2988; Linux before 3.1), minimum RTO 200 ms (TCP_RTO_MIN), a timeout's ssthresh half the "
         "congestion window but not reduced a second time in one recovery or loss (`tcp_enter_loss`; RFC 5681's half the flight "
