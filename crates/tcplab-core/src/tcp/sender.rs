@@ -980,31 +980,34 @@ impl Sender {
         news
     }
 
-    /// Whether the first outstanding segment is lost: RFC 6675 `IsLost`,
-    /// or with FACK the highest SACKed byte more than (DupThresh - 1) *
-    /// SMSS past its end (Linux's `fackets_out > reordering`).
-    fn sb_head_lost(&self) -> bool {
+    /// Whether a segment not SACKed, ending at `end`, is lost: RFC 6675
+    /// `IsLost`, more than (DupThresh - 1) * SMSS bytes SACKed above it
+    /// (`sacked_above`); or with FACK the highest SACKed byte (`fack_end`)
+    /// more than that past its end (Linux's `fackets_out - reordering`).
+    fn is_lost(&self, end: u64, sacked_above: u64, fack_end: Option<u64>) -> bool {
         let limit = u64::from(self.dupthresh - 1) * self.mss;
+        if self.fack {
+            fack_end.is_some_and(|e| e.saturating_sub(end) > limit)
+        } else {
+            sacked_above > limit
+        }
+    }
+
+    /// Whether the first outstanding segment is lost (see [`Sender::is_lost`]).
+    fn sb_head_lost(&self) -> bool {
         let Some(head) = self.scoreboard.front().filter(|g| !g.sacked) else {
             return false;
         };
-        if self.fack {
-            let head_end = head.seq + u64::from(head.len);
-            self.scoreboard.iter().rev().find(|g| g.sacked).is_some_and(|g| (g.seq + u64::from(g.len)).saturating_sub(head_end) > limit)
-        } else {
-            let sacked: u64 = self.scoreboard.iter().filter(|g| g.sacked).map(|g| u64::from(g.len)).sum();
-            sacked > limit
-        }
+        let sacked: u64 = self.scoreboard.iter().filter(|g| g.sacked).map(|g| u64::from(g.len)).sum();
+        let fack_end = self.scoreboard.iter().rev().find(|g| g.sacked).map(|g| g.seq + u64::from(g.len));
+        self.is_lost(head.seq + u64::from(head.len), sacked, fack_end)
     }
 
     /// RFC 6675 `pipe` and `NextSeg` in one backward pass: returns pipe and
     /// the first segment to retransmit by rule 1 (lost, not yet
     /// retransmitted) or rule 3 (not SACKed, not retransmitted, below the
-    /// highest SACKed segment). A segment is lost by `IsLost`, or with FACK
-    /// when the highest SACKed byte lies more than (DupThresh - 1) * SMSS
-    /// past its end.
+    /// highest SACKed segment); lost as [`Sender::is_lost`] has it.
     fn sb_scan(&self) -> (u64, Option<u64>, Option<u64>) {
-        let limit = u64::from(self.dupthresh - 1) * self.mss;
         let mut sacked_above = 0u64;
         let mut fack_end = None;
         let mut pipe = 0u64;
@@ -1020,7 +1023,7 @@ impl Sender {
             // pipe counts octets from SND.UNA on: of a segment acknowledged
             // in part (an ACK inside it), only the rest (found by tcp_ops fuzzing).
             let outstanding = (g.seq + len).saturating_sub(g.seq.max(self.snd_una));
-            let lost = if self.fack { fack_end.is_some_and(|e| e.saturating_sub(g.seq + len) > limit) } else { sacked_above > limit };
+            let lost = self.is_lost(g.seq + len, sacked_above, fack_end);
             if !lost {
                 pipe += outstanding;
             }
