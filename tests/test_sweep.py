@@ -171,6 +171,17 @@ def test_a_failed_run_in_a_task_of_several_fails_alone(tmp_path) -> None:
     assert none is None and payload is not None and json.dumps(payload["metrics"]) == json.dumps(execute(good)["metrics"])
 
 
+def test_a_sweep_whose_runs_fail_exits_1_naming_the_first_failure(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TCPLAB_DEBUG_PANIC", "1")  # each run's core panics (the check before any run does not run it)
+    path = write_sweep(tmp_path, duration="1s", reps=1, factors='"tcp.iw" = [1, 2]')
+    r = CliRunner().invoke(main, ["sweep", str(path), "-q", "-j", "1"])
+    assert r.exit_code == 1, r.output
+    lines = r.output.splitlines()
+    assert lines[0] == f"sweep: 0 runs done, 0 already stored, 2 failed, of 2; store {tmp_path / 'results.duckdb'}"
+    assert lines[1].startswith("the first failure: InternalError: internal error in the simulator (a bug in tcplab, please report it): "
+                               "TCPLAB_DEBUG_PANIC is set: a deliberate panic; seed ")
+
+
 def test_a_worker_runs_without_the_scenario_models_or_the_store(tmp_path) -> None:
     """A pool's worker imports tcplab.worker for its initializer and tasks, and a run
     there needs neither pydantic (the scenario models) nor duckdb (the store): each
@@ -352,6 +363,11 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
         ('"apps.0.size" = ["1kB", "2kB"]\n"apps[0].size" = ["3kB"]',
          "error: invalid sweep in {sweep}: factors.apps.0.size and factors.apps[0].size: name the same field, so one would "
          "overwrite the other's levels; vary the field by one of them\n"),
+        # A check across fields that the core makes: before any run (every
+        # run with it used to fail, and the sweep to exit 1 after them all).
+        ('"tcp.hystart" = [false, true]',
+         "error: invalid sweep in {sweep}: factors (tcp.hystart=True): apps[0].tcp.hystart: is cubic's slow start; cc is 'reno' "
+         "(allowed with hystart: cubic)\n"),
     ],
 )
 def test_bad_sweep_is_refused_before_any_run(tmp_path, factors, message) -> None:
@@ -837,6 +853,10 @@ def test_sweep_from_configs_checks_its_arguments_and_names_a_bad_configuration(t
     with pytest.raises(tcplab.ScenarioError) as e:
         sweep_from_configs("t", store, [({"iw": 1}, base), ({"iw": 2}, {**base, "tcp": {"iw": 0}})], 1)
     assert str(e.value).startswith("invalid scenario in t, configuration (iw=2): tcp.iw = 0: ")
+    # The core's checks across fields too, before any run.
+    with pytest.raises(tcplab.ScenarioError) as e:
+        sweep_from_configs("t", store, [({"iw": 1}, base), ({"iw": 2}, {**base, "tcp": {"hystart": True}})], 1)
+    assert str(e.value) == "invalid scenario in t, configuration (iw=2): apps[0].tcp.hystart: is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)"
     with pytest.raises(SweepError) as e:
         sweep_from_configs("t", store, [({"iw": 1}, {**base, "trace": {"pcap": ["r0->r1"]}})], 1)
     assert str(e.value) == "invalid sweep in t: configuration (iw=1): trace.pcap = ['r0->r1']: captures are written by single runs, not sweeps"

@@ -110,6 +110,12 @@ def test_cli_reproduces_a_variation_of_a_study(tmp_path, monkeypatch) -> None:
         (["hstcp", "--set", "tcp.cc=reno"], "error: invalid scenario in hstcp with --set: tcp.cc = 'reno': hstcp varies this field ('sack' in {'stack': 'standard', 'seed': 1}, 'highspeed' in"),
         (["goyal98", "--set", "apps.500.size=1kB"], "error: invalid scenario in goyal98 with --set: apps[500]: no such list element; indices 0..99"),
         (["rfc2415", "--set", "tcp.mss"], "error: --set 'tcp.mss': expected FIELD=VALUE"),
+        # Checks across fields that the core makes: before any run, not in each.
+        (["iw10", "--set", "tcp.hystart=true"],
+         "error: invalid scenario in iw10 with --set: apps[0].tcp.hystart: is cubic's slow start; cc is 'sack' (allowed with hystart: cubic)\n"),
+        (["iw10", "--set", "tcp.sack_recovery=ns2-1998"],
+         "error: invalid scenario in iw10 with --set: apps[0].tcp.sack_loss: 'fack' reads the SACK scoreboard; sack_recovery 'ns2-1998' keeps a "
+         "pipe counter instead (allowed with fack: rfc6675, linux)\n"),
     ],
 )
 def test_a_bad_variation_exits_2_before_running_anything(tmp_path, monkeypatch, args, says) -> None:
@@ -267,3 +273,16 @@ def test_replications_other_than_the_studys_share_the_store_and_are_named(tmp_pa
                                                                            "which runs nothing (the scenarios go into its DIR)\n")):  # fmt: skip
         res = runner.invoke(main, ["reproduce", *args])
         assert (res.exit_code, res.output) == (2, message)
+
+
+def test_a_study_whose_runs_failed_stops_before_its_analysis(tmp_path, monkeypatch) -> None:
+    """Runs that fail (the scenarios were checked before they started: a
+    panic in the core) leave the study unanalyzed, with the first failure
+    named and exit status 1, instead of tables built from the others."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TCPLAB_DEBUG_PANIC", "1")  # every run's core panics; the check before does not run the core's loop
+    res = CliRunner().invoke(main, ["reproduce", "iw10", "--quick", "-q", "-r", "1", "-j", "1", "-o", "out"])
+    assert res.exit_code == 1, res.output
+    assert res.output.startswith("error: iw10-quick-r1: 80 of 80 runs failed, so the study is not analyzed; the first: "), res.output
+    assert "a deliberate panic" in res.output and "the same command runs the failed ones again" in res.output
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["iw10.duckdb"]

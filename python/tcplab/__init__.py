@@ -15,7 +15,7 @@ import importlib as _importlib
 from typing import Any as _Any
 
 from ._core import __version__
-from .errors import FieldProblem, InternalError, Interrupted, ScenarioError, SimulationError, SweepError, TcplabError, UsageError
+from .errors import FieldProblem, InternalError, Interrupted, RunsFailed, ScenarioError, SimulationError, SweepError, TcplabError, UsageError
 
 __all__ = [
     "__version__",
@@ -29,6 +29,7 @@ __all__ = [
     "SweepError",
     "SimulationError",
     "InternalError",
+    "RunsFailed",
     "Interrupted",
     "FieldProblem",
 ]

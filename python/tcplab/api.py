@@ -300,6 +300,14 @@ def run_core(core_doc: str, seed: int | None = None) -> str:
     return _call_core(_core.run_json, core_doc, seed)
 
 
+def check_core(core_doc: str) -> None:
+    """Check a normalized scenario as the core's run would, without running
+    it (parsing, links, routes, applications and their TCP settings, such as
+    ``tcp.hystart`` with a controller other than cubic): errors as
+    :func:`run_core`."""
+    _call_core(_core.check_json, core_doc, None)
+
+
 def run_core_columns(
     core_doc: str, seed: int | None = None, blobs: list[bytes] | None = None, reproducer: Any = None, at_loop: Any = None
 ) -> dict[str, Any]:

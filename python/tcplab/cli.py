@@ -250,6 +250,7 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
         sys.exit(130)
     click.echo(msg)
     if rep.failed:
+        click.echo(f"the first failure: {rep.first_error}", err=True)
         sys.exit(1)
 
 

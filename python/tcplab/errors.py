@@ -77,6 +77,12 @@ class SimulationError(TcplabError):
     inside the core raises :class:`InternalError`."""
 
 
+class RunsFailed(TcplabError):
+    """Runs of a study failed (the scenarios were checked before, so a bug:
+    a panic in the core, or a worker that died); the study is not analyzed
+    on part of its runs. The failed runs are retried by the same command."""
+
+
 class Interrupted(KeyboardInterrupt):
     """Ctrl-C stopped a study's runs: the finished ones are stored, and the
     same command (or call) resumes from them. A KeyboardInterrupt, so that a

@@ -30,6 +30,8 @@ class SweepReport:
     done: int
     failed: int
     interrupted: bool
+    #: The error of the first run that failed, if one did.
+    first_error: str | None = None
 
 
 #: Finished runs wait to be written together until this many have finished,
@@ -247,6 +249,7 @@ def _run(sweep: Sweep, jobs: int | None, backend: str, scheduler: str | None, pr
                     for run, _, error in stored:
                         if error:
                             report.failed += 1
+                            report.first_error = report.first_error or error
                         else:
                             report.done += 1
                         bar.advance(task)

@@ -104,6 +104,15 @@ def _replications(sc: Any, replications: int, seed: int) -> "Iterator[tuple[int,
         yield rep, run_seed, hashlib.sha256(text.encode()).hexdigest()[:16], text
 
 
+def _check_core(core_json: str) -> None:
+    """What the core refuses in a scenario that Python's validation passed
+    (checks across fields, such as ``tcp.hystart`` with a controller other
+    than cubic), raised before any run starts rather than failing every run."""
+    from .api import check_core
+
+    check_core(core_json)
+
+
 def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     """Read and check a sweep file; every configuration is validated here."""
     p = Path(path)
@@ -155,22 +164,26 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     problems: list[FieldProblem] = []
     reported: set[tuple[str, str, str]] = set()
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
+
+    def report(where: str, levels: dict[str, Any], e: ScenarioError) -> None:
+        for prob in e.problems:
+            lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
+            at = f"{where} ({lv}): " if levels else ""  # a sweep without factors: its one scenario
+            # A field of the [base] table is named as the file has it; one a factor sets, as before.
+            by_factor = any((field_path(prob.field) + ".").startswith(field_path(n) + ".") for n in levels)
+            inside = "base." if sf.base is not None and not by_factor else ""
+            key = (inside + prob.field, prob.message, repr(prob.value))
+            if not by_factor and key in reported:
+                continue  # the base's own problem, named at the first configuration that has it
+            reported.add(key)
+            problems.append(FieldProblem(f"{at}{inside}{prob.field}", prob.message, prob.value, prob.has_value))
+
     for ci, levels in enumerate(configs):
         where = f"points[{ci}]" if s.design == "points" else "factors"
         try:
             sc = validate(apply_overrides(base, levels), source=None)
         except ScenarioError as e:
-            for prob in e.problems:
-                lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
-                at = f"{where} ({lv}): " if levels else ""  # a sweep without factors: its one scenario
-                # A field of the [base] table is named as the file has it; one a factor sets, as before.
-                by_factor = any((field_path(prob.field) + ".").startswith(field_path(n) + ".") for n in levels)
-                inside = "base." if sf.base is not None and not by_factor else ""
-                key = (inside + prob.field, prob.message, repr(prob.value))
-                if not by_factor and key in reported:
-                    continue  # the base's own problem, named at the first configuration that has it
-                reported.add(key)
-                problems.append(FieldProblem(f"{at}{inside}{prob.field}", prob.message, prob.value, prob.has_value))
+            report(where, levels, e)
             continue
         if sc.trace.pcap:
             problems.append(FieldProblem(f"{where}: trace.pcap", "captures are written by single runs: tcplab run SCENARIO --pcap DIR", sc.trace.pcap, True))
@@ -180,10 +193,16 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         # label says which, not a blank.
         labels = {n: levels[n] if n in levels else _base_level(base, sc, n) for n in names}
         for rep, seed, run_id, core_json in _replications(sc, s.replications, s.seed):
-            if rep == 0 and first_of.setdefault(run_id, ci) != ci:
-                twin = first_of[run_id]
-                problems.append(_twins(f"points[{twin}]" if s.design == "points" else "factors", configs[twin], where, levels))
-                break
+            if rep == 0:
+                if first_of.setdefault(run_id, ci) != ci:
+                    twin = first_of[run_id]
+                    problems.append(_twins(f"points[{twin}]" if s.design == "points" else "factors", configs[twin], where, levels))
+                    break
+                try:
+                    _check_core(core_json)
+                except ScenarioError as e:
+                    report(where, levels, e)
+                    break
             sweep.runs.append(Run(run_id, config_id, rep, seed, labels, core_json))
     if problems:
         raise SweepError(problems[:20], str(p))
@@ -251,7 +270,14 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
             raise SweepError([FieldProblem(f"configuration ({lv}): trace.pcap", "captures are written by single runs, not sweeps", sc.trace.pcap, True)], name)
         config_id = _hash(levels)
         for rep, run_seed, run_id, core_json in _replications(sc, replications, seed):
-            if rep == 0 and first_of.setdefault(run_id, ci) != ci and not shared_runs:
-                raise SweepError([_twins("configuration", configs[first_of[run_id]][0], "configuration", levels)], name)
+            if rep == 0:
+                twin = first_of.setdefault(run_id, ci)
+                if twin != ci and not shared_runs:
+                    raise SweepError([_twins("configuration", configs[twin][0], "configuration", levels)], name)
+                if twin == ci:
+                    try:
+                        _check_core(core_json)
+                    except ScenarioError as e:
+                        raise ScenarioError(e.problems, f"{name}, configuration ({lv})") from None
             sweep.runs.append(Run(run_id, config_id, rep, run_seed, levels, core_json))
     return sweep

@@ -409,6 +409,15 @@ impl Simulator {
     }
 }
 
+/// Check a normalized scenario as a run would, without running it: it
+/// parses and builds (nodes, links, routes, applications and their TCP
+/// settings) or gives the error the run would give. A sweep checks each
+/// configuration this way before any of its runs starts.
+pub fn check_json(scenario_json: &str) -> Result<()> {
+    let sc = Scenario::from_json(scenario_json)?;
+    Simulator::new(&sc).map(drop)
+}
+
 /// Parse a normalized scenario, run it, and return the results.
 pub fn run_json(scenario_json: &str) -> Result<Results> {
     run_json_with(scenario_json, &[])

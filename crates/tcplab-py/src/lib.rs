@@ -61,6 +61,14 @@ fn run_columns<'py>(
     Ok((text, blobs.iter().map(|b| PyByteArray::new(py, b)).collect()))
 }
 
+/// Check a normalized scenario (JSON text) as a run would, without running
+/// it; raise what the run would raise (with the interpreter lock released).
+#[pyfunction]
+fn check_json(py: Python<'_>, scenario: &str) -> PyResult<()> {
+    let owned = scenario.to_owned();
+    to_py(py.detach(move || catch_unwind(|| tcplab_core::check_json(&owned))))
+}
+
 /// A TOML document as JSON text (keys in the document's order), or `None`
 /// where JSON cannot carry it exactly or it is not valid TOML: the caller
 /// then parses it with `tomllib` (`tcplab_core::toml_json`).
@@ -98,6 +106,12 @@ fn run(
             tcplab_core::run_json_encoded(&owned, &views, hook, encode).and_then(|out| out.map_err(tcplab_core::Error::Parse))
         }))
     });
+    to_py(res)
+}
+
+/// The core's result as Python's: its errors become `CoreScenarioError`
+/// (the field, the message), a panic `CorePanic`.
+fn to_py<T>(res: std::thread::Result<tcplab_core::Result<T>>) -> PyResult<T> {
     match res {
         Ok(Ok(out)) => Ok(out),
         Ok(Err(e)) => Err(CoreScenarioError::new_err((e.field().map(str::to_owned), e.message()))),
@@ -117,6 +131,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -142,6 +142,12 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
         from ..errors import Interrupted
 
         raise Interrupted(f"{name}: {rep.done} runs done, {rep.skipped} already stored, {rep.failed} failed, of {rep.total}; store {store}")
+    if rep.failed:
+        from ..errors import RunsFailed
+
+        # Analyzing the others would mislead (or fail on a missing table).
+        raise RunsFailed(f"{name}: {rep.failed} of {rep.total} runs failed, so the study is not analyzed; the first: {rep.first_error}; "
+                         f"store {store} (the same command runs the failed ones again)")  # fmt: skip
     return StudyRun(out_dir, store, name, rep.total, rep.skipped, time.perf_counter() - t0, tuple(r.run_id for r in sw.runs),
                     dict(overrides or {}))  # fmt: skip
 
