@@ -883,6 +883,21 @@ def test_a_base_tables_problem_is_named_in_it_and_once(tmp_path) -> None:
     assert [q.field for q in e.value.problems] == ["base.topology", "base.apps", "base.x"]
 
 
+def test_a_problem_the_core_finds_is_named_at_each_configuration_that_has_it(tmp_path) -> None:
+    # The core names the resolved scenario's field, in no table of the file:
+    # not under 'base.', and at every configuration it refuses.
+    p = tmp_path / "s.toml"
+    p.write_text('[sweep]\nstore = "r.duckdb"\n[base]\n[base.topology]\ntype = "dumbbell"\n[[base.apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\n'
+                 'size = "10kB"\n[factors]\n"tcp.hystart" = [false, true]\n"tcp.iw" = [1, 2]\n')  # fmt: skip
+    with pytest.raises(tcplab.SweepError) as e:
+        load_sweep(p)
+    says = "is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)"
+    assert [(q.field, q.message) for q in e.value.problems] == [
+        ("factors (tcp.hystart=True, tcp.iw=1): apps[0].tcp.hystart", says),
+        ("factors (tcp.hystart=True, tcp.iw=2): apps[0].tcp.hystart", says),
+    ]
+
+
 def test_a_sweep_stores_every_result_table_of_its_runs(tmp_path) -> None:
     """An ATM port's counters and, with traces = true, the web100 samples
     are stored with the run's other tables, as tcplab.run gives them (they

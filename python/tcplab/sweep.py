@@ -165,12 +165,13 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     reported: set[tuple[str, str, str]] = set()
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
 
-    def report(where: str, levels: dict[str, Any], e: ScenarioError) -> None:
+    def report(where: str, levels: dict[str, Any], e: ScenarioError, core: bool = False) -> None:
         for prob in e.problems:
             lv = ", ".join(f"{k}={v!r}" for k, v in levels.items())
             at = f"{where} ({lv}): " if levels else ""  # a sweep without factors: its one scenario
             # A field of the [base] table is named as the file has it; one a factor sets, as before.
-            by_factor = any((field_path(prob.field) + ".").startswith(field_path(n) + ".") for n in levels)
+            # The core names the resolved scenario's fields (apps[0].tcp.hystart), in no table of the file.
+            by_factor = core or any((field_path(prob.field) + ".").startswith(field_path(n) + ".") for n in levels)
             inside = "base." if sf.base is not None and not by_factor else ""
             key = (inside + prob.field, prob.message, repr(prob.value))
             if not by_factor and key in reported:
@@ -201,7 +202,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
                 try:
                     _check_core(core_json)
                 except ScenarioError as e:
-                    report(where, levels, e)
+                    report(where, levels, e, core=True)
                     break
             sweep.runs.append(Run(run_id, config_id, rep, seed, labels, core_json))
     if problems:
