@@ -862,14 +862,20 @@ def test_sweep_from_configs_checks_its_arguments_and_names_a_bad_configuration(t
     assert str(e.value) == "invalid sweep in t: configuration (iw=1): trace.pcap = ['r0->r1']: captures are written by single runs, not sweeps"
 
 
+def _inline_base_problems(tmp_path: Path, app: str, factors: str) -> list[tuple[str, str]]:
+    """The (field, message) problems of a sweep file whose [base] is inline:
+    a dumbbell with one bulk application (`app`: its lines after the type)."""
+    p = tmp_path / "s.toml"
+    p.write_text(f'[sweep]\nstore = "r.duckdb"\n[base]\n[base.topology]\ntype = "dumbbell"\n[[base.apps]]\ntype = "bulk"\n{app}\n[factors]\n{factors}\n')
+    with pytest.raises(tcplab.SweepError) as e:
+        load_sweep(p)
+    return [(q.field, q.message) for q in e.value.problems]
+
+
 def test_a_base_tables_problem_is_named_in_it_and_once(tmp_path) -> None:
     # It was named as a scenario file's field ('apps[0].dst'), once per configuration.
     p = tmp_path / "s.toml"
-    p.write_text('[sweep]\nstore = "r.duckdb"\n[base]\n[base.topology]\ntype = "dumbbell"\n[[base.apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k9"\n'
-                 '[factors]\n"tcp.iw" = [1, 0]\n"tcp.cc" = ["reno", "sack"]\n')  # fmt: skip
-    with pytest.raises(tcplab.SweepError) as e:
-        load_sweep(p)
-    assert [(q.field, q.message) for q in e.value.problems] == [
+    assert _inline_base_problems(tmp_path, 'src = "s0"\ndst = "k9"', '"tcp.iw" = [1, 0]\n"tcp.cc" = ["reno", "sack"]') == [
         ("factors (tcp.iw=1, tcp.cc='reno'): base.apps[0].dst", "unknown node; allowed: s0, r0, r1, k0"),
         ("factors (tcp.iw=0, tcp.cc='reno'): tcp.iw",
          "expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; it must be at least 1"),
@@ -886,13 +892,8 @@ def test_a_base_tables_problem_is_named_in_it_and_once(tmp_path) -> None:
 def test_a_problem_the_core_finds_is_named_at_each_configuration_that_has_it(tmp_path) -> None:
     # The core names the resolved scenario's field, in no table of the file:
     # not under 'base.', and at every configuration it refuses.
-    p = tmp_path / "s.toml"
-    p.write_text('[sweep]\nstore = "r.duckdb"\n[base]\n[base.topology]\ntype = "dumbbell"\n[[base.apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\n'
-                 'size = "10kB"\n[factors]\n"tcp.hystart" = [false, true]\n"tcp.iw" = [1, 2]\n')  # fmt: skip
-    with pytest.raises(tcplab.SweepError) as e:
-        load_sweep(p)
     says = "is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)"
-    assert [(q.field, q.message) for q in e.value.problems] == [
+    assert _inline_base_problems(tmp_path, 'src = "s0"\ndst = "k0"\nsize = "10kB"', '"tcp.hystart" = [false, true]\n"tcp.iw" = [1, 2]') == [
         ("factors (tcp.hystart=True, tcp.iw=1): apps[0].tcp.hystart", says),
         ("factors (tcp.hystart=True, tcp.iw=2): apps[0].tcp.hystart", says),
     ]
