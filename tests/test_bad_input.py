@@ -65,7 +65,27 @@ CASES = [
     ({"apps[0].size": "-1kB"}, "apps[0].size = '-1kB': expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"),
     ({"sim.duration": "forever"},
      "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
+    ({"apps[-1].size": 3}, "apps[-1]: no such list element; indices 0..0 (1 adds a whole element)"),
+    # A bare number counts packets or segments, so it must be whole (1.5 was once read as 2 bytes).
+    ({"tcp.iw": 1.5},
+     "tcp.iw = 1.5: expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'; a count of packets must be whole"),
+    ({"topology.bottleneck.queue": 2.5},
+     "topology.bottleneck.queue.limit = 2.5: expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'; a count of packets must be whole"),
+    ({"tcp.window": "1.5pkt"},
+     "tcp.window = '1.5pkt': expected a window in segments such as '1000pkt', or in bytes such as '64KiB'; a count of packets must be whole"),
+    ({"tcp.window": "3zz"}, "tcp.window = '3zz': unknown unit 'zz': expected a window in segments such as '1000pkt', or in bytes such as '64KiB'"),
 ]  # fmt: skip
+
+
+def test_a_bare_number_counts_packets_however_written() -> None:
+    """`25`, `25.0`, `"25"` and `"25pkt"` are one queue limit of 25 packets
+    (a float or a string without a unit was once taken for 25 bytes)."""
+    from tcplab.scenario import load
+
+    limits = {load(BASE, overrides={"topology.bottleneck.queue": q}).topology.bottleneck.queue.limit for q in (25, 25.0, "25", " 25 pkts ", "25pkt")}
+    assert limits == {("pkts", 25)}
+    assert load(BASE, overrides={"topology.bottleneck.queue": "25B"}).topology.bottleneck.queue.limit == ("bytes", 25)
+    assert load(BASE, overrides={"tcp.iw": 3.0}).tcp.iw == ("pkts", 3)
 
 
 @pytest.mark.parametrize("overrides,message", CASES, ids=[m.split(" ")[0].split(":")[0] + f"-{i}" for i, (_, m) in enumerate(CASES)])

@@ -14,7 +14,7 @@ def field_path(path: str) -> str:
     """A field's dotted path with list indices written as error messages
     write them (``apps[0].size``) turned into dotted ones (``apps.0.size``),
     so both spellings name the same field."""
-    return re.sub(r"\[(\d+)\]", r".\1", path)
+    return re.sub(r"\[(-?\d+)\]", r".\1", path)
 
 
 @dataclass(frozen=True)

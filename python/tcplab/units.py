@@ -131,16 +131,29 @@ def parse_size(value: object) -> int:
     return _at_most(_to_int(number * SIZE_UNITS[unit or "B"], "a size"), MAX_SIZE, format_size, "size")
 
 
+_PACKET_UNITS = ("pkt", "pkts", "packets")
+
+
 def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
-    """('pkts', n) or ('bytes', n); a bare number counts packets."""
-    if isinstance(value, str):
-        m = re.fullmatch(r"\s*([0-9]+)\s*(pkt|pkts|packets)\s*", value)
-        if m:
-            return "pkts", _at_most(int(m.group(1)), MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
+    """('pkts', n) or ('bytes', n). A bare number, written with no unit (as
+    an integer, a float or a string), counts packets and must be whole, so
+    that `25`, `25.0` and `"25"` all mean 25 packets."""
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise ValueError(f"expected {help_text}; it must not be negative")
         return "pkts", _at_most(value, MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
+    try:
+        number, unit = _split(value, (*SIZE_UNITS, *_PACKET_UNITS), help_text)
+    except ValueError as e:
+        if str(e).startswith("unknown unit"):
+            raise
+        raise ValueError(f"expected {help_text}") from None
+    if unit is None or unit in _PACKET_UNITS:
+        if number < 0:
+            raise ValueError(f"expected {help_text}; it must not be negative")
+        if number != number.to_integral_value():
+            raise ValueError(f"expected {help_text}; a count of packets must be whole")
+        return "pkts", _at_most(int(number), MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
     try:
         return "bytes", parse_size(value)
     except ValueError as e:

@@ -105,10 +105,7 @@ def _parse_iw(v: object) -> tuple[str, int]:
         if v < 1:
             raise ValueError(f"expected {IW_HELP}; it must be at least 1")
         return "pkts", v
-    try:
-        kind, n = units.parse_packets_or_bytes(v, IW_HELP)
-    except ValueError:
-        raise ValueError(f"expected {IW_HELP}") from None
+    kind, n = units.parse_packets_or_bytes(v, IW_HELP)
     if n < 1:
         raise ValueError(f"expected {IW_HELP}; it must be at least 1")
     return kind, n

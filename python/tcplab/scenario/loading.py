@@ -145,7 +145,7 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
         node: Any = out
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
-            where = "".join(f"[{q}]" if q.isdigit() else f".{q}" for q in parts[: depth + 1]).removeprefix(".")  # as validation names fields
+            where = "".join(f"[{q}]" if q.lstrip("-").isdigit() else f".{q}" for q in parts[: depth + 1]).removeprefix(".")  # as validation names fields
             if isinstance(node, list):
                 if last and part.isdigit() and int(part) == len(node):
                     node.append(value)  # the next index adds an element: --set 'apps.4={...}' after four

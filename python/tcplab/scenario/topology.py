@@ -22,7 +22,7 @@ class DropTailQueue(_Model):
 
 
 def _queue_shorthand(v: object) -> object:
-    if isinstance(v, (str, int)) and not isinstance(v, bool):
+    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
         return {"type": "droptail", "limit": v}
     return v
 
