@@ -355,3 +355,31 @@ def test_a_lists_next_index_adds_an_element() -> None:
         with pytest.raises(tcplab.ScenarioError) as e:
             tcplab.load(BASE, over)
         assert str(e.value) == f"invalid scenario: {message}"
+
+
+WIRELESS = Path(__file__).resolve().parents[1] / "examples" / "wireless-bursts.toml"
+
+
+@pytest.mark.parametrize(
+    "buffer,message",
+    [
+        ("huge", "topology.buffer = 'huge': expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
+        (True, "topology.buffer = True: expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
+        ({"type": "droptail", "limit": "x"}, "topology.buffer.limit = 'x': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),
+        ({"type": "fifo"}, "topology.buffer.type = 'fifo': unknown type; allowed: 'droptail', 'red', 'ubr'"),
+    ],
+)
+def test_a_wireless_buffer_is_refused_once_as_what_it_was_meant_to_be(buffer, message) -> None:
+    """The wireless buffer is a study's buffer by name or a queue: a bad one
+    gets one message, not one per kind naming pydantic's union members."""
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(WIRELESS, overrides={"topology.buffer": buffer})
+    assert str(exc.value) == f"invalid scenario in {WIRELESS}: {message}"
+
+
+def test_http_version_unquoted_is_the_version() -> None:
+    """`http = 1.1`, which TOML reads as a float, means "1.1"; 2.0 is refused."""
+    web = Path(__file__).resolve().parents[1] / "examples" / "web-pages.toml"
+    assert tcplab.load(web, overrides={"apps.1.http": 1.1}).apps[1].http == "1.1"
+    with pytest.raises(tcplab.ScenarioError, match=r"apps\[1\]\.http = 2\.0: not allowed; allowed values: '1\.0' or '1\.1'$"):
+        tcplab.load(web, overrides={"apps.1.http": 2.0})

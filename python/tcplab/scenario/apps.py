@@ -50,6 +50,11 @@ Request = Annotated[Size, Field(le=65495)]
 #: replication of a sweep).
 Start = Annotated[tuple[int, int], BeforeValidator(_parse_start), PlainSerializer(_fmt_start)]
 
+
+def _http_version(v: object) -> object:
+    """`http = 1.1` as TOML reads it unquoted (a float) is the version "1.1"."""
+    return {1.0: "1.0", 1.1: "1.1"}.get(v, v) if isinstance(v, float) else v
+
 class ConstantThink(_Model):
     type: Literal["constant"] = "constant"
     value: Duration = "0s"
@@ -221,7 +226,7 @@ class WebApp(_Model):
     """The server (data flows from src to dst)."""
     dst: str
     """The client."""
-    http: Literal["1.0", "1.1"] = "1.0"
+    http: Annotated[Literal["1.0", "1.1"], BeforeValidator(_http_version)] = "1.0"
     """1.0: a connection per object, embedded objects fetched at once after the primary;
     1.1: RFC 2415's rough model, one connection carries the whole page: the embedded
     objects are requested together on it once the primary has arrived."""

@@ -17,7 +17,7 @@ from pathlib import Path
 from collections.abc import Mapping
 from typing import Annotated, Any, Optional, Union
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, Tag, TypeAdapter, ValidationError
 
 from ..errors import FieldProblem, ScenarioError, field_path
 from .apps import App
@@ -344,10 +344,12 @@ def _field_names(model: type[BaseModel]) -> list[str]:
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
-def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, Optional[type[BaseModel]]]:
+def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, Optional[type[BaseModel]], tuple[Any, ...]]:
     """Render a pydantic location in `root` as `a.b[0].c`, dropping union
-    tags, and return the model class that holds the last element."""
+    tags, and return the model class that holds the last element, and the
+    location without its tags (the keys and indices of the document)."""
     path = ""
+    kept: list[Any] = []
     current: Any = root
     parent: Optional[type[BaseModel]] = None
     for elem in loc:
@@ -355,6 +357,9 @@ def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, 
         if typing.get_origin(ann) in (Union, types.UnionType):
             tags = {}
             for arg in typing.get_args(ann):
+                for meta in getattr(arg, "__metadata__", ()):
+                    if isinstance(meta, Tag):  # a member of a union told apart by a function
+                        tags[meta.tag] = typing.get_args(arg)[0]
                 arg = _unwrap(arg)
                 if isinstance(arg, type) and issubclass(arg, BaseModel) and "type" in arg.model_fields:
                     for t in typing.get_args(arg.model_fields["type"].annotation):
@@ -365,6 +370,7 @@ def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, 
             ann = None
         if typing.get_origin(ann) in (list, tuple) and isinstance(elem, int):
             path += f"[{elem}]"
+            kept.append(elem)
             current = typing.get_args(ann)[0]
             continue
         if isinstance(ann, type) and issubclass(ann, BaseModel):
@@ -376,7 +382,8 @@ def _walk(loc: tuple[Any, ...], root: type[BaseModel] = Scenario) -> tuple[str, 
         else:
             parent, current = None, None
         path += f".{elem}" if path else str(elem)
-    return path or "scenario", parent
+        kept.append(elem)
+    return path or "scenario", parent, tuple(kept)
 
 
 def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
@@ -415,8 +422,8 @@ def _problems_from(err: ValidationError, doc: dict[str, Any], root: type[BaseMod
     for e in err.errors(include_url=False):
         loc = tuple(e["loc"])
         kind = e["type"]
-        path, parent = _walk(loc, root)
-        has, value = _lookup(doc, loc)
+        path, parent, fields = _walk(loc, root)
+        has, value = _lookup(doc, fields)
         ctx = e.get("ctx") or {}
         if kind == "extra_forbidden":
             allowed = ", ".join(_field_names(parent)) if parent else "see the README's scenario file reference"

@@ -8,8 +8,9 @@ import json
 
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BeforeValidator, Field, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
+from .. import units
 from .fields import Duration, HostCount, PositiveSize, QueueLimit, Rate, Size, _Model
 
 # ---------------------------------------------------------------- queues
@@ -193,7 +194,15 @@ def wireless_bdp_packets(rate_bps: int, delay_ns: int) -> int:
 def _buffer(v: object) -> object:
     if isinstance(v, str) and v.strip().lower() in ("bdp", "large"):
         return v.strip().lower()
+    if isinstance(v, (str, int, float)):  # a queue limit, or no such buffer (true is neither)
+        units.parse_packets_or_bytes(v, f"'bdp', 'large', {units.LIMIT_HELP}, or a queue table")
     return v
+
+
+def _buffer_kind(v: object) -> str:
+    """The study's buffers by name, or a queue of the user's; so a bad value
+    is refused as what it was meant to be, not once for each kind."""
+    return "preset" if v in ("bdp", "large") else "queue"
 
 
 class Wireless(_Model):
@@ -204,7 +213,10 @@ class Wireless(_Model):
 
     type: Literal["wireless"]
     profile: Literal["edge", "hspa", "lte"]
-    buffer: Annotated[Union[Literal["bdp", "large"], Queue], BeforeValidator(_buffer)] = "bdp"
+    buffer: Annotated[
+        Union[Annotated[Literal["bdp", "large"], Tag("preset")], Annotated[Queue, Tag("queue")]],
+        Discriminator(_buffer_kind), BeforeValidator(_buffer),
+    ] = "bdp"
     """'bdp' (rate x 2 x delay in 1500-byte packets, rounded up), 'large' (50 packets; EDGE and HSPA), or a queue."""
     servers: HostCount = 1
     rate: Optional[Rate] = None
