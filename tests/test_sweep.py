@@ -353,6 +353,11 @@ def test_workers_die_with_a_killed_sweep(tmp_path) -> None:
         # used to fail when the store met the second copy, with a traceback).
         ('"tcp.iw" = [2, "rfc3390", "4380B"]', "factors (tcp.iw='rfc3390') and factors (tcp.iw='4380B'): these configurations give the same scenario"),
         ('"tcp.iw" = [1, 1]', "factors (tcp.iw=1) and factors (tcp.iw=1): these configurations give the same scenario"),
+        ('"topology.bottleneck.queue" = [25, 25.0, "25"]',
+         "factors (topology.bottleneck.queue=25) and factors (topology.bottleneck.queue=25.0): these configurations give the same scenario"),
+        # A factor's name must be a field (it was reported as a bad --set).
+        ('"" = [1, 2]', "error: invalid sweep in {sweep}: factors: '' is not a field; expected a dotted field path such as 'tcp.iw'\n"),
+        ('"tcp..iw" = [1, 2]', "error: invalid sweep in {sweep}: factors: 'tcp..iw' is not a field; expected a dotted field path such as 'tcp.iw'\n"),
         # A sweep sets every run's seed: this field would be ignored.
         ('"sim.seed" = [1, 2]', "factors.sim.seed: a sweep gives replication r of every configuration the seed derived from (sweep.seed, r)"),
         # Two factors that set one field: the later would overwrite the

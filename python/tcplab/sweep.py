@@ -150,6 +150,10 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         names = sorted({k for pt in sf.points for k in pt})
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
+    not_paths = [n for n in names if not n or any(not part for part in field_path(n).split("."))]
+    if not_paths:
+        where = "points[]" if s.design == "points" else "factors"
+        raise SweepError([FieldProblem(where, f"{n!r} is not a field; expected a dotted field path such as 'tcp.iw'") for n in not_paths], str(p))
     overlaps = _overlapping(names)
     if overlaps:
         where = "points[]" if s.design == "points" else "factors"
