@@ -65,6 +65,7 @@ CASES = [
     ({"apps[0].size": "-1kB"}, "apps[0].size = '-1kB': expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"),
     ({"sim.duration": "forever"},
      "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
+    ({"apps.0.name": ""}, "apps[0].name = '': must not be empty; leave it out for the default, app{i}"),
     ({"apps[-1].size": 3}, "apps[-1]: no such list element; indices 0..0 (1 adds a whole element)"),
     # A bare number counts packets or segments, so it must be whole (1.5 was once read as 2 bytes).
     ({"tcp.iw": 1.5},

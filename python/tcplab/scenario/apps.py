@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, model_validator
 
 from pydantic import PlainSerializer
 
@@ -51,6 +51,16 @@ Request = Annotated[Size, Field(le=65495)]
 Start = Annotated[tuple[int, int], BeforeValidator(_parse_start), PlainSerializer(_fmt_start)]
 
 
+def _name(v: Optional[str]) -> Optional[str]:
+    if v == "":
+        raise ValueError("must not be empty; leave it out for the default, app{i}")
+    return v
+
+
+#: An application's name; without one, application i is `app{i}`.
+AppName = Annotated[Optional[str], AfterValidator(_name)]
+
+
 def _http_version(v: object) -> object:
     """`http = 1.1` as TOML reads it unquoted (a float) is the version "1.1"."""
     return {1.0: "1.0", 1.1: "1.1"}.get(v, v) if isinstance(v, float) else v
@@ -88,7 +98,7 @@ Think = Annotated[Union[ConstantThink, UniformThink, ExponentialThink], Field(di
 
 class BulkApp(_Model):
     type: Literal["bulk"]
-    name: Optional[str] = None
+    name: AppName = None
     src: str
     dst: str
     size: PositiveSizeOrInf = "1MB"
@@ -101,7 +111,7 @@ class BulkApp(_Model):
 
 class RepeatApp(_Model):
     type: Literal["repeat"]
-    name: Optional[str] = None
+    name: AppName = None
     src: str
     dst: str
     size: PositiveSize = "1MB"
@@ -221,7 +231,7 @@ DEFAULT_OBJECT = {"type": "pareto", "median": "2kB", "shape": 1.2, "max": "2MB"}
 
 class WebApp(_Model):
     type: Literal["web"]
-    name: Optional[str] = None
+    name: AppName = None
     src: str
     """The server (data flows from src to dst)."""
     dst: str
@@ -285,7 +295,7 @@ class WebApp(_Model):
 
 class BurstApp(_Model):
     type: Literal["burst"]
-    name: Optional[str] = None
+    name: AppName = None
     src: str
     dst: str
     flows: HostCount = 1
