@@ -384,3 +384,13 @@ def test_http_version_unquoted_is_the_version() -> None:
     assert tcplab.load(web, overrides={"apps.1.http": 1.1}).apps[1].http == "1.1"
     with pytest.raises(tcplab.ScenarioError, match=r"apps\[1\]\.http = 2\.0: not allowed; allowed values: '1\.0' or '1\.1'$"):
         tcplab.load(web, overrides={"apps.1.http": 2.0})
+
+
+def test_an_unknown_node_is_named_in_a_scenario_that_names_links() -> None:
+    """Loss rules and the packet log name links; with a link of the explicit
+    topology joining an unknown node, those checks used to build the link
+    table anyway and stop with a KeyError."""
+    ff = Path(__file__).resolve().parents[1] / "examples" / "fall-floyd-drops.toml"
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(ff, overrides={"topology.links.0.from": "zz"})
+    assert str(exc.value) == f"invalid scenario in {ff}: topology.links[0].from = 'zz': unknown node; allowed: s1, r1, k1"

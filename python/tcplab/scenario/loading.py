@@ -406,7 +406,7 @@ def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
 _EXPECTED = {
     "bool_type": "expected true or false", "bool_parsing": "expected true or false",
     "int_type": "expected a whole number", "int_parsing": "expected a whole number", "int_from_float": "expected a whole number",
-    "float_type": "expected a number", "float_parsing": "expected a number",
+    "float_type": "expected a number", "float_parsing": "expected a number", "finite_number": "expected a finite number",
     "string_type": "expected text (a quoted string)",
 }  # fmt: skip
 

@@ -82,8 +82,9 @@ class Scenario(_Model):
                         out.append(FieldProblem(f"topology.links[{i}].{key}", f"unknown node; allowed: {allowed}", v, True))
                 if link.src == link.dst:
                     out.append(FieldProblem(f"topology.links[{i}].to", "a link must join two different nodes", link.dst, True))
+        topology_ok = not out  # else its links cannot be named, and the checks that name them wait for a sound topology
         out += self._app_problems(known, allowed)
-        return self._more_problems(out)
+        return self._more_problems(out, topology_ok)
 
     def _app_problems(self, known: set[str], allowed: str) -> list[FieldProblem]:
         apps = self.apps
@@ -167,7 +168,7 @@ class Scenario(_Model):
                 out.append(FieldProblem(f"sim.until[{k}]", f"apps[{i}] never finishes: give it a {what}, or leave it out of sim.until", name, True))
         return out
 
-    def _more_problems(self, out: list[FieldProblem]) -> list[FieldProblem]:
+    def _more_problems(self, out: list[FieldProblem], topology_ok: bool) -> list[FieldProblem]:
         stop = self.sim.duration
         every = self.trace.interval
         if every is not None and stop is not None and stop // every > MAX_SAMPLES:
@@ -192,10 +193,10 @@ class Scenario(_Model):
                                             f"at most {MAX_CYCLE_CONNECTIONS:,} connections are allowed per application, as for a burst's flows",
                                             units.format_duration(a.cycle), True))  # fmt: skip
         # Link names only matter to loss rules and the packet log.
-        links = self.link_names() if self.losses or self.trace.links or self.trace.pcap else set()
+        links = self.link_names() if topology_ok and (self.losses or self.trace.links or self.trace.pcap) else set()
         app_names = self.app_names() if self.losses or self.trace.apps else []
         listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
-        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed:
+        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed if topology_ok else []:
             for k, name in enumerate(names):
                 if name not in links:
                     f = f"{where}[{k}]" if where.startswith("trace.") else where
