@@ -493,6 +493,11 @@ def test_bad_sweep_section(tmp_path) -> None:
     r = CliRunner().invoke(main, ["sweep", str(p)])
     assert r.exit_code == 2
     assert f"error: invalid sweep in {p}: sweep.scenario = 'x.toml': no such file: {tmp_path / 'sub' / 'x.toml'} (a path relative to the sweep file)" in r.output
+    # A sweep file named as the scenario (its tables were reported as unknown scenario fields).
+    (tmp_path / "sub" / "x.toml").write_text('[sweep]\nscenario = "base.toml"\n[factors]\n"tcp.iw" = [1]\n')
+    r = CliRunner().invoke(main, ["sweep", str(p)])
+    assert r.exit_code == 2
+    assert r.output == f"error: invalid sweep in {p}: sweep.scenario = 'x.toml': is a sweep file; name the scenario file its sweep varies\n"
 
 
 def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:

@@ -134,6 +134,8 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
                                           s.scenario, True)], str(p))  # fmt: skip
     else:
         base = read_toml(p.parent / s.scenario)  # type: ignore[operator]
+        if "sweep" in base:
+            raise SweepError([FieldProblem("sweep.scenario", "is a sweep file; name the scenario file its sweep varies", s.scenario, True)], str(p))
     if s.design == "factorial":
         if sf.points:
             raise SweepError([FieldProblem("points", "only with sweep.design = 'points'")], str(p))
