@@ -393,7 +393,9 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
     refused with a ScenarioError whose every problem names a field, in the
     words of the other messages. Drawn this way, they found a KeyError (a
     link of an explicit topology joining an unknown node, in a scenario
-    with loss rules) and pydantic's own wording for `inf` in a count."""
+    with loss rules), pydantic's own wording for `inf` in a count, and
+    values the core could not read (an infinite Pareto shape, an IW of
+    10^30 segments)."""
     import random
     import tomllib
 
@@ -406,10 +408,19 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
     for _ in range(6000):
         doc = _mutate(rng.choice(docs), rng)
         try:
-            api.check_core(json.dumps(validate(doc, source=None).to_core()))
-            accepted += 1
+            core = json.dumps(validate(doc, source=None).to_core())
         except tcplab.ScenarioError as e:
             assert e.problems and all(p.field and p.message for p in e.problems), doc
             text = str(e)
             assert not any(w in text for w in ("Input should", "function-", "tagged-union", "literal[")), text
+            continue
+        try:
+            api.check_core(core)
+        except tcplab.ScenarioError as e:
+            # A check across fields that only the core makes names its field;
+            # a scenario the core cannot even read (an infinite Pareto shape
+            # as JSON's Infinity, an IW of 10^30 segments) is Python's miss.
+            assert all(p.field != "scenario" for p in e.problems), (str(e), doc)
+            continue
+        accepted += 1
     assert 350 <= accepted <= 550  # 438 today: most mutations are refused

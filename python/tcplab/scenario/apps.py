@@ -175,6 +175,8 @@ class EmpiricalSize(_Model):
             if pts[k][0] < pts[k - 1][0] or pts[k][1] < pts[k - 1][1]:
                 raise ValueError(f"{where}: point {k + 1} {_pt(pts[k])} goes below point {k} {_pt(pts[k - 1])}; sizes and probabilities must not decrease")
         for k, p in enumerate(pts):
+            if not 0.0 <= p[0] <= units.MAX_SIZE:  # nan fails this too
+                raise ValueError(f"{where}: point {k + 1} {_pt(p)}: a size must be from 0 to {units.MAX_SIZE:.0e} bytes")
             if not 0.0 <= p[1] <= 1.0:
                 raise ValueError(f"{where}: point {k + 1} {_pt(p)}: a cumulative probability must be within [0, 1]")
         if pts[-1][1] != 1.0:

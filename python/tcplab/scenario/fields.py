@@ -101,10 +101,6 @@ IW_HELP = "an initial window in segments such as 4, in bytes such as '4380B', or
 def _parse_iw(v: object) -> tuple[str, int]:
     if isinstance(v, str) and v.strip().lower() in ("rfc3390", "rfc6928"):
         return v.strip().lower(), 0
-    if isinstance(v, int) and not isinstance(v, bool):
-        if v < 1:
-            raise ValueError(f"expected {IW_HELP}; it must be at least 1")
-        return "pkts", v
     kind, n = units.parse_packets_or_bytes(v, IW_HELP)
     if n < 1:
         raise ValueError(f"expected {IW_HELP}; it must be at least 1")
@@ -163,6 +159,6 @@ CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, allow_inf_nan=False)
 
 
