@@ -184,4 +184,9 @@ def format_duration(ns: int) -> str:
 def format_size(n: int) -> str:
     if n == 0:
         return "0B"
-    return _exact(n, SIZE_UNITS, ("GiB", "MiB", "KiB", "GB", "MB", "kB"), "B")
+    # The shorter of the binary and the decimal spelling that exists (binary
+    # on a tie): 2,000,000 bytes are '2MB', not '1953.125KiB'; 65,536 are
+    # '64KiB'; 1,460 are '1.46kB'.
+    plain = f"{n}B"
+    both = [_exact(n, SIZE_UNITS, ("GiB", "MiB", "KiB"), "B"), _exact(n, SIZE_UNITS, ("GB", "MB", "kB"), "B")]
+    return min((t for t in both if t != plain), key=len, default=plain)
