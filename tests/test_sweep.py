@@ -17,7 +17,7 @@ from click.testing import CliRunner
 import tcplab
 from tcplab.cli import main
 from tcplab.runner import run_sweep
-from tcplab.sweep import derive_seed, load_sweep
+from tcplab.sweep import derive_seed, load_sweep, sweep_from_configs
 
 BASE = """
 [sim]
@@ -1014,3 +1014,27 @@ def test_a_workers_arrow_tables_are_what_the_runs_dataframes_convert_to(example)
         assert ours.equals(theirs), name
         compared += 1
     assert compared == {"atm-ubr": 4, "fall-floyd-drops": 4, "hstcp-web100": 4, "web-pages": 3}[example]
+
+
+def test_a_sweep_of_more_runs_than_it_can_hold_is_refused_before_building_them(tmp_path) -> None:
+    """Replications of 10^30 used to build runs until the memory ran out."""
+    path = write_sweep(tmp_path, reps=10**30)
+    r = CliRunner().invoke(main, ["sweep", str(path), "-q"])
+    assert r.exit_code == 2
+    assert r.output == (f"error: invalid sweep in {path}: sweep.replications = {10**30}: 2 x 3 configurations x {10**30:,} replications make "
+                        f"{6 * 10**30:,} runs; a sweep holds at most 1,000,000: split it into several sweeps (they can share a store)\n")  # fmt: skip
+    with pytest.raises(tcplab.SweepError, match=r"^invalid sweep in s: replications = 500001: 2 configurations x 500,001 replications make 1,000,002 runs; "
+                                                 r"a sweep holds at most 1,000,000: run fewer replications$"):  # fmt: skip
+        sweep_from_configs("s", str(tmp_path / "x.duckdb"), [({"i": 1}, {}), ({"i": 2}, {})], 500_001)
+
+
+def test_an_unreadable_base_scenario_is_named_at_sweep_scenario(tmp_path) -> None:
+    """A directory, or a name too long for the file system (which stopped
+    the sweep with an OSError), is reported as sweep.scenario."""
+    (tmp_path / "adir").mkdir()
+    for name, why in (("adir", "cannot read {at}: Is a directory"), ("a" * 300, "cannot read {at}: File name too long")):
+        p = tmp_path / "s.toml"
+        p.write_text(f'[sweep]\nscenario = "{name}"\n[factors]\n"tcp.iw" = [1, 2]\n')
+        r = CliRunner().invoke(main, ["sweep", str(p), "-q"])
+        assert r.exit_code == 2
+        assert r.output == f"error: invalid sweep in {p}: sweep.scenario = '{name}': {why.format(at=tmp_path / name)}\n"

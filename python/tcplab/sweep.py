@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Optional
@@ -129,11 +130,15 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         raise SweepError([FieldProblem("sweep.scenario", "give exactly one of sweep.scenario (a file) and a [base] table")], str(p))
     if sf.base is not None:
         base = sf.base
-    elif not (p.parent / s.scenario).is_file():  # type: ignore[operator]
-        raise SweepError([FieldProblem("sweep.scenario", f"no such file: {p.parent / s.scenario} (a path relative to the sweep file)",  # type: ignore[operator]
-                                          s.scenario, True)], str(p))  # fmt: skip
     else:
-        base = read_toml(p.parent / s.scenario)  # type: ignore[operator]
+        at = p.parent / s.scenario  # type: ignore[operator]
+        try:
+            base = read_toml(at)
+        except ScenarioError as e:
+            # Not found, unreadable (a directory, a name too long) or not TOML.
+            missing = e.problems[0].message.startswith("file not found")
+            why = f"no such file: {at} (a path relative to the sweep file)" if missing else e.problems[0].message
+            raise SweepError([FieldProblem("sweep.scenario", why, s.scenario, True)], str(p)) from None
         if "sweep" in base:
             raise SweepError([FieldProblem("sweep.scenario", "is a sweep file; name the scenario file its sweep varies", s.scenario, True)], str(p))
     if s.design == "factorial":
@@ -143,6 +148,8 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
             if not levels:
                 raise SweepError([FieldProblem(f"factors.{name}", "has no levels; give at least one")], str(p))
         names = list(sf.factors)
+        n_configs = math.prod(len(sf.factors[n]) for n in names)
+        _check_size(n_configs, s.replications, " x ".join(str(len(sf.factors[n])) for n in names) + " configurations", str(p))
         configs = [dict(zip(names, combo)) for combo in itertools.product(*(sf.factors[n] for n in names))]
     else:
         if sf.factors:
@@ -150,6 +157,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         if not sf.points:
             raise SweepError([FieldProblem("points", "sweep.design = 'points' needs at least one [[points]] table")], str(p))
         names = sorted({k for pt in sf.points for k in pt})
+        _check_size(len(sf.points), s.replications, f"{len(sf.points)} points", str(p))
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
     not_paths = [n for n in names if not n or any(not part for part in field_path(n).split("."))]
@@ -216,6 +224,18 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
     return sweep
 
 
+#: The most runs a sweep may hold: each is validated and kept (its scenario
+#: as the core reads it) before the first one starts.
+MAX_RUNS = 1_000_000
+
+
+def _check_size(configs: int, replications: int, what: str, source: str, field: str = "sweep.replications",
+                advice: str = "split it into several sweeps (they can share a store)") -> None:  # fmt: skip
+    if configs * replications > MAX_RUNS:
+        raise SweepError([FieldProblem(field, f"{what} x {replications:,} replications make {configs * replications:,} runs; "
+                                          f"a sweep holds at most {MAX_RUNS:,}: {advice}", replications, True)], source)  # fmt: skip
+
+
 def _overlapping(names: list[str]) -> list[tuple[str, str, str]]:
     """Pairs of factor names that set the same field, with how: equal once
     list indices are spelled alike (``apps[0].size``, ``apps.0.size``), or
@@ -267,6 +287,7 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     for ci, c in enumerate(configs):
         if not (isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], dict) and isinstance(c[1], dict)):
             raise TypeError(f"configs[{ci}]: expected a (factor levels, scenario dictionary) pair of dicts; got {type(c).__name__}")
+    _check_size(len(configs), replications, f"{len(configs)} configurations", name, "replications", "run fewer replications")
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
     first_of: dict[str, int] = {}  # replication 0's run id -> the configuration that has it
