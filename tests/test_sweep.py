@@ -1038,3 +1038,37 @@ def test_an_unreadable_base_scenario_is_named_at_sweep_scenario(tmp_path) -> Non
         r = CliRunner().invoke(main, ["sweep", str(p), "-q"])
         assert r.exit_code == 2
         assert r.output == f"error: invalid sweep in {p}: sweep.scenario = '{name}': {why.format(at=tmp_path / name)}\n"
+
+
+def test_mutated_sweep_files_load_or_are_refused_with_a_sweep_error(tmp_path) -> None:
+    """2,000 sweep files with one to three fields replaced, removed or added
+    (as the scenario test mutates the examples): each loads, or is refused
+    with a SweepError in the words of the other messages. Drawn this way,
+    they found 10^30 replications building runs until the memory ran out,
+    and an OSError for a scenario name too long for the file system."""
+    import random
+    import tomllib
+
+    from tcplab.scenario.loading import dumps_toml
+
+    from .test_hardening import _mutate
+
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    (tmp_path / "base.toml").write_text((examples / "dumbbell-bulk.toml").read_text())
+    sweeps = [
+        {"sweep": {"scenario": "base.toml", "replications": 2, "seed": 3}, "factors": {"tcp.iw": [1, 2, 4], "topology.bottleneck.queue": ["10pkt", "30pkt"]}},
+        {"sweep": {"scenario": "base.toml", "design": "points"}, "points": [{"tcp.cc": "sack"}, {"tcp.iw": 4}, {"apps.0.size": "1MB"}]},
+        {"sweep": {"replications": 1}, "base": tomllib.loads((examples / "web-pages.toml").read_text()), "factors": {"tcp.iw": [1, 3]}},
+    ]  # fmt: skip
+    rng = random.Random(67)
+    loaded = 0
+    for i in range(2000):
+        p = tmp_path / "s.toml"
+        p.write_text(dumps_toml(_mutate(rng.choice(sweeps), rng)))
+        try:
+            load_sweep(p, store=str(tmp_path / "x.duckdb"))
+            loaded += 1
+        except tcplab.SweepError as e:
+            assert e.problems and all(pr.field and pr.message for pr in e.problems), p.read_text()
+            assert not any(w in str(e) for w in ("Input should", "function-", "tagged-union", "literal[")), str(e)
+    assert 100 <= loaded <= 400
