@@ -160,13 +160,12 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         _check_size(len(sf.points), s.replications, f"{len(sf.points)} points", str(p))
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
+    where = "points[]" if s.design == "points" else "factors"
     not_paths = [n for n in names if not n or any(not part for part in field_path(n).split("."))]
     if not_paths:
-        where = "points[]" if s.design == "points" else "factors"
         raise SweepError([FieldProblem(where, f"{n!r} is not a field; expected a dotted field path such as 'tcp.iw'") for n in not_paths], str(p))
     overlaps = _overlapping(names)
     if overlaps:
-        where = "points[]" if s.design == "points" else "factors"
         raise SweepError([FieldProblem(f"{where}.{a} and {where}.{b}", f"{how}, so one would overwrite the other's levels; "
                                           "vary the field by one of them") for a, b, how in overlaps], str(p))  # fmt: skip
     if "sim.seed" in map(field_path, names):

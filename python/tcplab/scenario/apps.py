@@ -65,6 +65,7 @@ def _http_version(v: object) -> object:
     """`http = 1.1` as TOML reads it unquoted (a float) is the version "1.1"."""
     return {1.0: "1.0", 1.1: "1.1"}.get(v, v) if isinstance(v, float) else v
 
+
 class ConstantThink(_Model):
     type: Literal["constant"] = "constant"
     value: Duration = "0s"

@@ -192,15 +192,17 @@ class Scenario(_Model):
                     out.append(FieldProblem(f"apps[{i}].cycle", f"opens {n:,} pages of {per_page} connection{'s' if per_page > 1 else ''}{by}; "
                                             f"at most {MAX_CYCLE_CONNECTIONS:,} connections are allowed per application, as for a burst's flows",
                                             units.format_duration(a.cycle), True))  # fmt: skip
-        # Link names only matter to loss rules and the packet log.
-        links = self.link_names() if topology_ok and (self.losses or self.trace.links or self.trace.pcap) else set()
+        # Link names only matter to loss rules and the packet log; a topology
+        # with problems of its own (reported) has no list of links to check them by.
+        if topology_ok and (self.losses or self.trace.links or self.trace.pcap):
+            links = self.link_names()
+            listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
+            for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed:
+                for k, name in enumerate(names):
+                    if name not in links:
+                        f = f"{where}[{k}]" if where.startswith("trace.") else where
+                        out.append(FieldProblem(f, f"no such link; links: {_short_list(sorted(links))}", name, True))
         app_names = self.app_names() if self.losses or self.trace.apps else []
-        listed = [("trace.links", self.trace.links), ("trace.pcap", self.trace.pcap)]
-        for where, names in [(f"losses[{i}].link", [l.link]) for i, l in enumerate(self.losses)] + listed if topology_ok else []:
-            for k, name in enumerate(names):
-                if name not in links:
-                    f = f"{where}[{k}]" if where.startswith("trace.") else where
-                    out.append(FieldProblem(f, f"no such link; links: {_short_list(sorted(links))}", name, True))
         for i, l in enumerate(self.losses):
             if l.app is not None and l.app not in app_names:
                 out.append(FieldProblem(f"losses[{i}].app", f"unknown application; allowed: {_short_list(app_names)}", l.app, True))
