@@ -975,6 +975,7 @@ def test_a_store_whose_first_runs_left_a_column_without_a_type_takes_values_ther
     from tcplab.store import Store
 
     path = str(tmp_path / "old.duckdb")
+    Store(path).close()
     con = duckdb.connect(path)
     con.execute("CREATE TABLE flows AS SELECT 'r0' AS run_id, 0 AS id, NULL AS page")
     assert con.execute("DESCRIBE flows").fetchall()[2][1] == '"NULL"'
@@ -1072,3 +1073,26 @@ def test_mutated_sweep_files_load_or_are_refused_with_a_sweep_error(tmp_path) ->
             assert e.problems and all(pr.field and pr.message for pr in e.problems), p.read_text()
             assert not any(w in str(e) for w in ("Input should", "function-", "tagged-union", "literal[")), str(e)
     assert 100 <= loaded <= 400
+
+
+def test_a_duckdb_file_that_is_not_a_store_is_refused_and_left_as_it_was(tmp_path) -> None:
+    """Such a file (an empty one, or another program's tables) used to stop
+    `analyze` with DuckDB's traceback, and a sweep added its tables to it."""
+    theirs = tmp_path / "theirs.duckdb"
+    con = duckdb.connect(str(theirs))
+    con.execute("CREATE TABLE runs (x INTEGER)")
+    con.close()
+    empty = tmp_path / "empty.duckdb"
+    duckdb.connect(str(empty)).close()
+    path = write_sweep(tmp_path, reps=1, factors='"tcp.iw" = [1]')
+    for args in (["analyze", str(theirs), "--metric", "goodput_bps"], ["sweep", str(path), "--store", str(theirs), "-q"]):
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2
+        assert r.output == f"error: {theirs} is not a tcplab results store: it has no factors, metrics (its tables: runs)\n"
+    con = duckdb.connect(str(theirs), read_only=True)
+    assert [t for (t,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall()] == ["runs"]
+    con.close()
+    for cmd in (["analyze", str(empty), "--metric", "goodput_bps"], ["export", str(empty), "--out", str(tmp_path / "x")]):
+        r = CliRunner().invoke(main, cmd)
+        assert r.exit_code == 2
+        assert r.output == f"error: no results in {empty}: an empty DuckDB file (a sweep writes a store: tcplab sweep FILE --store {empty})\n"

@@ -45,6 +45,10 @@ _RUN_COLUMNS = {"run_id": "string", "sweep": "string", "config_id": "string", "r
                 "status": "string", "error": "string", "wall_s": "float64", "events": "uint64", "sim_seconds": "float64",
                 "packets_created": "uint64"}  # fmt: skip
 
+#: The tables every store has had from its first write (`SCHEMA`; stores
+#: written before `sweep_runs` are read without it).
+STORE_TABLES = ("runs", "factors", "metrics")
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     run_id VARCHAR PRIMARY KEY, sweep VARCHAR, config_id VARCHAR, rep INTEGER, seed UBIGINT,
@@ -111,9 +115,30 @@ class Store:
         self._tables: set[str] = set()
         self._shaped: set[str] = set()  # tables given this version's columns
         con = self.con  # opened now, so that a file that is no store fails here
+        try:
+            self._check_is_store()
+        except StoreError:
+            self.close()  # a connection left open would keep this process from opening the file otherwise
+            raise
         if not read_only:
             con.execute(SCHEMA)
             self._tables = set(self.tables())
+
+    def _check_is_store(self) -> None:
+        """Refuse a DuckDB file that a sweep did not make (its queries would
+        fail on the first missing table or column), and, to read, an empty one."""
+        have = self._tables
+        if not have:
+            if self.read_only:
+                raise StoreError(f"no results in {self.path}: an empty DuckDB file (a sweep writes a store: tcplab sweep FILE --store {self.path})")
+            return
+        missing = [t for t in STORE_TABLES if t not in have]
+        if not missing:
+            cols = {r[0] for r in self.con.execute("SELECT column_name FROM information_schema.columns WHERE table_name = 'runs'").fetchall()}
+            missing = [f"runs.{c}" for c in ("run_id", "sweep", "factors", "status") if c not in cols]
+        if missing:
+            shown = ", ".join(sorted(have)[:8]) + (", ..." if len(have) > 8 else "")
+            raise StoreError(f"{self.path} is not a tcplab results store: it has no {', '.join(missing[:4])} (its tables: {shown})")
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
