@@ -249,6 +249,8 @@ def test_run_counts_an_atm_ports_queue_in_cells(tmp_path) -> None:
         (["plot", "seq", EXAMPLE, "-o", "f.png", "--x", "iw"], "plot seq: --x does not apply to this figure (it applies to: a results store)"),
         (["plot", "cwnd", EXAMPLE, "-o", "f.png", "--link", "r0->r1"], "plot cwnd: --link does not apply to this figure (it applies to: seq)"),
         (["plot", "web100-rtt", EXAMPLE, "-o", "f.png", "--sweep", "s"], "plot web100-rtt: --sweep does not apply to this figure (it applies to: a results store)"),
+        # Given as its default value, too (it used to pass unnoticed).
+        (["plot", "cwnd", EXAMPLE, "-o", "f.png", "--stat", "mean"], "plot cwnd: --stat does not apply to this figure (it applies to: a results store)"),
         (["plot", "r.duckdb", "--x", "iw", "--y", "fct_s", "-o", "f.png", "--app", "a"],
          "plot r.duckdb: --app does not apply to this figure (it applies to: seq, cwnd, web100-VIEW)"),
         (["plot", "r.duckdb", EXAMPLE, "--x", "iw", "--y", "fct_s", "-o", "f.png"],

@@ -152,10 +152,10 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 @click.option("--x", "x", default=None, help="store: the factor on the x axis.")
 @click.option("--y", "y", default=None, help="store: the per-run metric on the y axis.")
 @click.option("--hue", default=None, help="store: a factor drawn as separate lines.")
-@click.option("--stat", default="mean", help="store: mean (t-interval) or median (bootstrap interval).")
+@click.option("--stat", default=None, help="store: mean (t-interval, the default) or median (bootstrap interval).")
 @click.option("--sweep", default=None, help="store: the sweep to draw (needed when the store holds several).")
 def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...],
-             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str, sweep: str | None) -> None:  # fmt: skip
+             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str | None, sweep: str | None) -> None:  # fmt: skip
     """Draw a figure.
 
     \b
@@ -173,7 +173,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     kind = "store" if figure.endswith(".duckdb") else "web100" if figure.startswith("web100-") else figure
     given = {"SCENARIO": scenario is not None, "--app": bool(apps), "--link": link is not None, "--set": bool(sets),
              "--seed": seed is not None, "--x": x is not None, "--y": y is not None, "--hue": hue is not None,
-             "--stat": stat != "mean", "--sweep": sweep is not None}  # fmt: skip
+             "--stat": stat is not None, "--sweep": sweep is not None}  # fmt: skip
     applies = {"SCENARIO": ("seq", "cwnd", "web100"), "--app": ("seq", "cwnd", "web100"), "--link": ("seq",),
                "--set": ("seq", "cwnd", "web100"), "--seed": ("seq", "cwnd", "web100"), "--x": ("store",),
                "--y": ("store",), "--hue": ("store",), "--stat": ("store",), "--sweep": ("store",)}  # fmt: skip
@@ -192,7 +192,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
         elif figure.endswith(".duckdb"):
             if not x or not y:
                 _fail("plot STORE: --x FACTOR and --y METRIC are required")
-            path = store_plot(figure, x, y, out, hue=hue, stat=stat, sweep=sweep)  # type: ignore[arg-type]
+            path = store_plot(figure, x, y, out, hue=hue, stat=stat or "mean", sweep=sweep)  # type: ignore[arg-type]
         else:
             _fail(f"plot {figure!r}: expected seq, cwnd, web100-VIEW (cwnd, bw, bw-cwnd, rtt, acks) or a results store (.duckdb)")
             return
