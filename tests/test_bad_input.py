@@ -394,3 +394,18 @@ def test_an_unknown_node_is_named_in_a_scenario_that_names_links() -> None:
     with pytest.raises(tcplab.ScenarioError) as exc:
         tcplab.load(ff, overrides={"topology.links.0.from": "zz"})
     assert str(exc.value) == f"invalid scenario in {ff}: topology.links[0].from = 'zz': unknown node; allowed: s1, r1, k1"
+
+
+def test_a_toml_date_or_time_is_shown_as_toml_writes_it(tmp_path) -> None:
+    """TOML has dates and times; a field given one names it in TOML's
+    spelling, not as Python's datetime repr."""
+    p = tmp_path / "dt.toml"
+    p.write_text('[sim]\nduration = 1979-05-27T07:32:00Z\n[topology]\ntype = "dumbbell"\n'
+                 '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nstart = 07:32:00\nsize = 1979-05-27\n')  # fmt: skip
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(p)
+    assert [str(pr) for pr in exc.value.problems] == [
+        "sim.duration = 1979-05-27T07:32:00+00:00: expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)",
+        "apps[0].size = 1979-05-27: expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)",
+        "apps[0].start = 07:32:00: expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)",
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 
@@ -28,8 +29,16 @@ class FieldProblem:
 
     def __str__(self) -> str:
         if self.has_value:
-            return f"{self.field} = {self.value!r}: {self.message}"
+            return f"{self.field} = {_shown(self.value)}: {self.message}"
         return f"{self.field}: {self.message}"
+
+
+def _shown(value: object) -> str:
+    """A value as the message shows it: Python's repr, but a TOML date or
+    time as TOML writes it (``1979-05-27``, not ``datetime.date(1979, 5, 27)``)."""
+    if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
+        return value.isoformat()
+    return repr(value)
 
 
 class ScenarioError(TcplabError):
