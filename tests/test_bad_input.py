@@ -66,6 +66,10 @@ CASES = [
     ({"sim.duration": "forever"},
      "sim.duration = 'forever': expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"),
     ({"apps.0.name": ""}, "apps[0].name = '': must not be empty; leave it out for the default, app{i}"),
+    # No field takes inf or nan, and a count the core keeps in 64 bits is bounded (both reached the core).
+    ({"topology.bottleneck.queue": {"type": "red", "max_th": float("inf")}}, "topology.bottleneck.queue.max_th = inf: expected a finite number"),
+    ({"topology.left": float("inf")}, "topology.left = inf: expected a finite number"),
+    ({"tcp.iw": 10**30}, "tcp.iw = 1000000000000000000000000000000: packet count out of range: at most 1000000000pkt"),
     ({"apps[-1].size": 3}, "apps[-1]: no such list element; indices 0..0 (1 adds a whole element)"),
     # A bare number counts packets or segments, so it must be whole (1.5 was once read as 2 bytes).
     ({"tcp.iw": 1.5},
