@@ -413,3 +413,16 @@ def test_a_toml_date_or_time_is_shown_as_toml_writes_it(tmp_path) -> None:
         "apps[0].size = 1979-05-27: expected a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)",
         "apps[0].start = 07:32:00: expected a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)",
     ]
+
+
+def test_toml_bare_inf_is_the_unlimited_size(tmp_path) -> None:
+    """`size = inf` unquoted (TOML's float) means what `size = "inf"` means;
+    it was refused as not a size."""
+    text = (Path(__file__).resolve().parents[1] / "examples" / "dumbbell-bulk.toml").read_text()
+    assert 'size = "inf"' in text
+    p = tmp_path / "bare.toml"
+    p.write_text(text.replace('size = "inf"', "size = inf"))
+    assert tcplab.load(p).apps[0].size is None
+    p.write_text(text.replace('size = "inf"', "size = -inf", 1))
+    with pytest.raises(tcplab.ScenarioError, match=r"apps\[0\]\.size = -inf: expected a size such as"):
+        tcplab.load(p)

@@ -18,6 +18,8 @@ def _inf_or(parser):
     def parse(v: object):
         if isinstance(v, str) and v.strip().lower() in ("inf", "infinite", "unlimited"):
             return None
+        if v == float("inf"):  # TOML's bare inf, a float: the same unlimited value
+            return None
         return parser(v)
 
     return parse
