@@ -395,12 +395,14 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
     link of an explicit topology joining an unknown node, in a scenario
     with loss rules), pydantic's own wording for `inf` in a count, and
     values the core could not read (an infinite Pareto shape, an IW of
-    10^30 segments)."""
+    10^30 segments). Each one accepted is also written as `--out` writes
+    scenario.toml and read back: the same scenario."""
     import random
     import tomllib
 
     from tcplab import api
     from tcplab.scenario import validate
+    from tcplab.scenario.loading import dumps_toml, parse_toml
 
     docs = [tomllib.loads(p.read_text()) for p in sorted((Path(EXAMPLE).parent).glob("*.toml"))]
     rng = random.Random(67)
@@ -408,7 +410,8 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
     for _ in range(6000):
         doc = _mutate(rng.choice(docs), rng)
         try:
-            core = json.dumps(validate(doc, source=None).to_core())
+            sc = validate(doc, source=None)
+            core = json.dumps(sc.to_core())
         except tcplab.ScenarioError as e:
             assert e.problems and all(p.field and p.message for p in e.problems), doc
             text = str(e)
@@ -422,5 +425,8 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
             # as JSON's Infinity, an IW of 10^30 segments) is Python's miss.
             assert all(p.field != "scenario" for p in e.problems), (str(e), doc)
             continue
+        # Written as `--out` writes scenario.toml, it reloads to the same scenario.
+        again = validate(parse_toml(dumps_toml(sc.model_dump(mode="json", by_alias=True, exclude_unset=True))), source=None)
+        assert json.dumps(again.to_core()) == core, doc
         accepted += 1
     assert 350 <= accepted <= 550  # 438 today: most mutations are refused
