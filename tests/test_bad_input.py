@@ -372,6 +372,9 @@ WIRELESS = Path(__file__).resolve().parents[1] / "examples" / "wireless-bursts.t
         (True, "topology.buffer = True: expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
         ({"type": "droptail", "limit": "x"}, "topology.buffer.limit = 'x': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),
         ({"type": "fifo"}, "topology.buffer.type = 'fifo': unknown type; allowed: 'droptail', 'red', 'ubr'"),
+        # The core refused it, naming its own link number (links[2].queue).
+        ({"type": "ubr", "buffer": 10}, "topology: buffer is a ubr (cell) queue, which needs ATM links; the wireless topology has none: "
+                                        "give 'bdp', 'large', or a droptail or red queue"),
     ],
 )
 def test_a_wireless_buffer_is_refused_once_as_what_it_was_meant_to_be(buffer, message) -> None:

@@ -231,6 +231,10 @@ class Wireless(_Model):
     def _large_exists(self) -> "Wireless":
         if self.buffer == "large" and WIRELESS_PROFILES[self.profile]["large"] is None:
             raise ValueError(f"profile '{self.profile}' has no large buffer in the study (BDP only); give buffer = 'bdp' or a limit such as '933pkt'")
+        if isinstance(self.buffer, UbrQueue):
+            # The core refused it, naming its own link number.
+            raise ValueError("buffer is a ubr (cell) queue, which needs ATM links; the wireless topology has none: give 'bdp', 'large', "
+                             "or a droptail or red queue")  # fmt: skip
         return self
 
     def nodes(self) -> list[str]:
