@@ -393,8 +393,6 @@ def _lookup(doc: Any, loc: tuple[Any, ...]) -> tuple[bool, Any]:
             node = node[elem]
         elif isinstance(node, list) and isinstance(elem, int) and 0 <= elem < len(node):
             node = node[elem]
-        elif isinstance(node, dict) and node.get("type") == elem:
-            continue
         elif not isinstance(node, (dict, list)):
             return True, node  # a shorthand (queue = "25pkt") stands for the whole table
         else:
