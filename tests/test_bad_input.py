@@ -369,7 +369,7 @@ WIRELESS = Path(__file__).resolve().parents[1] / "examples" / "wireless-bursts.t
     "buffer,message",
     [
         ("huge", "topology.buffer = 'huge': expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
-        (True, "topology.buffer = True: expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
+        (True, "topology.buffer = true: expected 'bdp', 'large', a queue limit in packets such as '25pkt', or in bytes such as '64KiB', or a queue table"),
         ({"type": "droptail", "limit": "x"}, "topology.buffer.limit = 'x': expected a queue limit in packets such as '25pkt', or in bytes such as '64KiB'"),
         ({"type": "fifo"}, "topology.buffer.type = 'fifo': unknown type; allowed: 'droptail', 'red', 'ubr'"),
         # The core refused it, naming its own link number (links[2].queue).
@@ -429,3 +429,62 @@ def test_toml_bare_inf_is_the_unlimited_size(tmp_path) -> None:
     p.write_text(text.replace('size = "inf"', "size = -inf", 1))
     with pytest.raises(tcplab.ScenarioError, match=r"apps\[0\]\.size = -inf: expected a size such as"):
         tcplab.load(p)
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+@pytest.mark.parametrize("example, field, expected", [
+    ("dumbbell-bulk", "sim.seed", "a whole number"),
+    ("dumbbell-bulk", "tcp.quickack", "a whole number"),
+    ("dumbbell-bulk", "tcp.dupack_threshold", "a whole number"),
+    ("dumbbell-bulk", "tcp.sack_blocks", "a whole number"),
+    ("dumbbell-bulk", "topology.left", "a whole number"),
+    ("atm-ubr", "topology.bottleneck.queue.buffer", "a whole number"),
+    ("atm-ubr", "topology.bottleneck.queue.z", "a number"),
+    ("web-pages", "apps[1].embedded", "a whole number"),
+])  # fmt: skip
+@pytest.mark.parametrize("value", [True, False])
+def test_true_or_false_is_no_number(example, field, expected, value) -> None:
+    """A number field given TOML's true or false is refused; pydantic read
+    them as 1 and 0, so `seed = true` ran seed 1 and `quickack = true` one
+    quick ACK."""
+    path = EXAMPLES / f"{example}.toml"
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(path, overrides={field: value})
+    assert str(exc.value) == f"invalid scenario in {path}: {field} = {str(value).lower()}: expected {expected}"
+
+
+def _unguarded_numbers(schema: object, guarded: bool = False, where: tuple = ()) -> list[tuple]:
+    """The int and float nodes of a pydantic core schema that no
+    before-validator of their own field sees first (a field's own parser,
+    such as a size's or a duration's, or the guard against true and false)."""
+    out: list[tuple] = []
+    if isinstance(schema, dict):
+        kind = schema.get("type")
+        if kind in ("model-field", "typed-dict-field", "dataclass-field"):
+            guarded = False  # a new field: its own validators must guard it
+        if kind in ("function-before", "function-wrap", "function-plain"):
+            guarded = True
+        if kind in ("int", "float") and not guarded:
+            out.append(where)
+        for key, sub in schema.items():
+            if key != "serialization":
+                out += _unguarded_numbers(sub, guarded, (*where, key))
+    elif isinstance(schema, list):
+        for i, sub in enumerate(schema):
+            out += _unguarded_numbers(sub, guarded, (*where, i))
+    return out
+
+
+def test_every_number_field_refuses_true_and_false() -> None:
+    """No int or float field of a scenario or a sweep file is validated by
+    pydantic alone, which takes true for 1: each has the guard (`fields.Int`,
+    `fields.Float`) or a parser of its own (the parsers' refusals of true are
+    pinned with their messages elsewhere)."""
+    from tcplab.scenario import Scenario
+    from tcplab.sweep import SweepFile
+
+    for model in (Scenario, SweepFile):
+        assert _unguarded_numbers(model.__pydantic_core_schema__) == [], model.__name__
+    assert _unguarded_numbers({"type": "model-field", "schema": {"type": "int"}}) == [("schema",)]  # the walk sees one

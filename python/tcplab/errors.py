@@ -35,9 +35,14 @@ class FieldProblem:
 
 def _shown(value: object) -> str:
     """A value as the message shows it: Python's repr, but a TOML date or
-    time as TOML writes it (``1979-05-27``, not ``datetime.date(1979, 5, 27)``)."""
+    time, and true and false, as TOML writes them (``1979-05-27``, not
+    ``datetime.date(1979, 5, 27)``; ``true``, not ``True``), in a list too."""
     if isinstance(value, (datetime.date, datetime.time)):  # datetime.datetime is a date
         return value.isoformat()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(map(_shown, value)) + "]"
     return repr(value)
 
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import FieldProblem, ScenarioError, SweepError
 from .worker import execute, execute_many  # noqa: F401 - the sweep's runs, re-exported
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
+from .scenario.fields import Int
 from .scenario.loading import _problems_from
 
 if TYPE_CHECKING:
@@ -40,8 +41,8 @@ class SweepSection(_M):
     """Label of this sweep in the store; default: the file's stem."""
     scenario: Optional[str] = None
     """The base scenario file, relative to the sweep file (or give [base])."""
-    replications: int = Field(default=1, ge=1)
-    seed: int = Field(default=1, ge=0)
+    replications: Int = Field(default=1, ge=1)
+    seed: Int = Field(default=1, ge=0)
     design: Literal["factorial", "points"] = "factorial"
     store: str = "results.duckdb"
     """The DuckDB file, relative to the working directory."""

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, model_
 from pydantic import PlainSerializer
 
 from .. import units
-from .fields import Duration, HostCount, PositiveDuration, PositiveInt, Size, PositiveSize, PositiveSizeOrInf, _Model
+from .fields import Duration, Float, HostCount, Int, PositiveDuration, PositiveInt, Size, PositiveSize, PositiveSizeOrInf, _Model
 from .tcp import TcpOverride
 
 START_HELP = "a start time such as '2s', or a range { type = 'uniform', min = '2s', max = '4s' } drawn from per seed"
@@ -146,21 +146,21 @@ class _CappedSize(_Model):
 class LognormalSize(_CappedSize):
     type: Literal["lognormal"]
     median: PositiveSize
-    sigma: Annotated[float, Field(ge=0.0)]
+    sigma: Annotated[Float, Field(ge=0.0)]
     max: Size = "10MB"
 
 
 class ParetoSize(_CappedSize):
     type: Literal["pareto"]
     median: PositiveSize
-    shape: Annotated[float, Field(gt=0.0)]
+    shape: Annotated[Float, Field(gt=0.0)]
     """Tail index alpha; 1.0-1.2 for web objects (Crovella and Bestavros 1996)."""
     max: Size = "10MB"
 
 
 class EmpiricalSize(_Model):
     type: Literal["empirical"]
-    points: list[tuple[Size, Annotated[float, Field(ge=0.0, le=1.0)]]] = []
+    points: list[tuple[Size, Annotated[Float, Field(ge=0.0, le=1.0)]]] = []
     """(size, cumulative probability) pairs, both non-decreasing, the last probability 1."""
     file: Optional[str] = None
     """A CSV file of 'bytes,cdf' lines (relative to the working directory), instead of points."""
@@ -243,7 +243,7 @@ class WebApp(_Model):
     """1.0: a connection per object, embedded objects fetched at once after the primary;
     1.1: RFC 2415's rough model, one connection carries the whole page: the embedded
     objects are requested together on it once the primary has arrived."""
-    embedded: Annotated[int, Field(ge=0, le=10**6)] = 3
+    embedded: Annotated[Int, Field(ge=0, le=10**6)] = 3
     primary: SizeDist = DEFAULT_PRIMARY  # type: ignore[assignment]
     object: SizeDist = DEFAULT_OBJECT  # type: ignore[assignment]
     think: Think = {"type": "uniform", "min": "1s", "max": "5s"}  # type: ignore[assignment]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
 from .. import units
@@ -153,10 +154,27 @@ def _parse_clock_phase(v: object) -> Optional[int]:
 ClockPhase = Annotated[Optional[int], _Prebuilt(_parse_clock_phase, _OPT_INT, _ser(units.format_duration, "random"))]
 #: A retransmission count, or None ('none'): no limit.
 RetryCount = Annotated[Optional[int], _Prebuilt(_parse_retries, _OPT_INT, lambda v: "none" if v is None else v)]
+
+
+def _no_bool(kind: str, words: str):
+    """Refuses TOML's true and false where a number goes: pydantic would
+    read them as 1 and 0 (`seed = true` ran seed 1)."""
+
+    def check(v: object) -> object:
+        if isinstance(v, bool):
+            raise PydanticCustomError(kind, words)
+        return v
+
+    return BeforeValidator(check)
+
+
+#: A whole number or a number, not true or false (Field(...) bounds go beside it).
+Int = Annotated[int, _no_bool("int_type", "Input should be a valid integer")]
+Float = Annotated[float, _no_bool("float_type", "Input should be a valid number")]
 #: Counts fit the core's 64-bit integers; counts of hosts, flows or objects have their own, smaller bounds.
-PositiveInt = Annotated[int, Field(ge=1, le=2**63 - 1)]
-NonNegInt = Annotated[int, Field(ge=0, le=2**63 - 1)]
-HostCount = Annotated[int, Field(ge=1, le=10**7)]
+PositiveInt = Annotated[Int, Field(ge=1, le=2**63 - 1)]
+NonNegInt = Annotated[Int, Field(ge=0, le=2**63 - 1)]
+HostCount = Annotated[Int, Field(ge=1, le=10**7)]
 CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import BeforeValidator, Field, model_validator
 
-from .fields import DurationOrNone, PositiveInt, _above_zero, _Model
+from .fields import DurationOrNone, Float, PositiveInt, _above_zero, _Model
 
 def _link_name(v: object) -> object:
     if isinstance(v, str):
@@ -29,7 +29,7 @@ class Loss(_Model):
     """Only packets of this kind; unset: all."""
     packets: list[PositiveInt] = []
     """Drop the n-th matching packets that reach the link (1-based; retransmissions count)."""
-    rate: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
+    rate: Annotated[Float, Field(ge=0.0, le=1.0)] = 0.0
     """Drop each matching packet independently with this probability."""
 
 

@@ -19,7 +19,7 @@ MAX_CYCLE_CONNECTIONS = 10_000_000
 from .. import units
 from ..errors import FieldProblem
 from .apps import App, BulkApp, BurstApp, RepeatApp, WebApp, core_app
-from .fields import DurationOrNone, NonNegInt, _above_zero, _fmt_amount, _Model
+from .fields import DurationOrNone, Int, NonNegInt, _above_zero, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
 from .topology import Dumbbell, Explicit, LinkTable, Topology, Wireless, _core_topology
@@ -30,7 +30,7 @@ from .topology import Dumbbell, Explicit, LinkTable, Topology, Wireless, _core_t
 class Sim(_Model):
     duration: Annotated[DurationOrNone, _above_zero("must be above 0s, or 'none' (until every transfer completes)")] = "none"
     """Stop time. ``"none"``: run until every transfer completes."""
-    seed: Annotated[int, Field(ge=0, le=2**64 - 1)] = 1
+    seed: Annotated[Int, Field(ge=0, le=2**64 - 1)] = 1
     until: list[str] = []
     """Stop as soon as these applications have finished (each of their
     transfers, or pages, completed), or at ``duration``, whichever is first."""

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from .fields import CcName, ClockPhase, Duration, InitialWindow, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
+from .fields import CcName, ClockPhase, Duration, InitialWindow, Int, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"
@@ -30,12 +30,12 @@ class Tcp(_Model):
     rto_min: Duration = "1s"
     rto_max: TimerDuration = "60s"
     clock_granularity: Duration = "1ms"
-    max_backoff: Annotated[int, Field(ge=0, le=62)] = 6
+    max_backoff: Annotated[Int, Field(ge=0, le=62)] = 6
     max_retries: RetryCount = 15
     """Retransmissions of one segment (or of the SYN, the SYN-ACK, a client message) after which the
     connection gives up unanswered and closes (RFC 9293 3.8.3's R2; Linux's tcp_retries2 = 15). 'none': never, as ns-2."""
-    dupack_threshold: Annotated[int, Field(ge=1, le=10**6)] = 3
-    abc_limit: Annotated[int, Field(ge=1, le=10**6)] = 2
+    dupack_threshold: Annotated[Int, Field(ge=1, le=10**6)] = 3
+    abc_limit: Annotated[Int, Field(ge=1, le=10**6)] = 2
     byte_counting: bool = True
     """RFC 3465 byte counting in slow start (Reno family and cubic); false: one segment per ACK of new data, as in RFC 2581, ns-2 and Linux's tcp_abc = 0."""
     hystart: bool = False
@@ -43,8 +43,8 @@ class Tcp(_Model):
     an ACK train spans half the minimum RTT or a round's RTT rises above the minimum by RTT/16 (2-16 ms)."""
     delayed_ack: bool = False
     delack_timeout: Duration = "200ms"
-    delack_segments: Annotated[int, Field(ge=1, le=10**6)] = 2
-    quickack: Annotated[int, Field(ge=0, le=10**6)] = 0
+    delack_segments: Annotated[Int, Field(ge=1, le=10**6)] = 2
+    quickack: Annotated[Int, Field(ge=0, le=10**6)] = 0
     """With delayed ACKs, the first this many ACKs of a connection go out at once (Linux's quick-ACK mode; Linux allows 16)."""
     timestamps: bool = False
     """RTT measurement with RFC 7323 timestamps (on by default in Linux): a
@@ -54,7 +54,7 @@ class Tcp(_Model):
     """RFC 3042: a new segment for each of the first two duplicate ACKs."""
     idle_restart: bool = True
     """RFC 5681 section 4.1: after an idle RTO, restart from min(IW, cwnd)."""
-    sack_blocks: Annotated[int, Field(ge=1, le=4)] = 3
+    sack_blocks: Annotated[Int, Field(ge=1, le=4)] = 3
     """Most SACK blocks per ACK (sack, highspeed and cubic use SACK)."""
     handshake: bool = False
     """SYN / SYN-ACK / request before data and FIN at the end (two-way TCP)."""

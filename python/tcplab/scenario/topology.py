@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
 from .. import units
-from .fields import Duration, HostCount, PositiveSize, QueueLimit, Rate, Size, _Model
+from .fields import Duration, Float, HostCount, Int, PositiveSize, QueueLimit, Rate, Size, _Model
 
 # ---------------------------------------------------------------- queues
 
@@ -35,11 +35,11 @@ class RedQueue(_Model):
 
     type: Literal["red"]
     limit: QueueLimit = "100pkt"
-    min_th: Annotated[float, Field(ge=0.0)] = 5.0
+    min_th: Annotated[Float, Field(ge=0.0)] = 5.0
     """Lower threshold of the average queue, packets (bytes with mode = 'bytes')."""
-    max_th: Annotated[float, Field(gt=0.0)] = 15.0
-    max_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.1
-    w_q: Annotated[float, Field(gt=0.0, le=1.0)] = 0.002
+    max_th: Annotated[Float, Field(gt=0.0)] = 15.0
+    max_p: Annotated[Float, Field(ge=0.0, le=1.0)] = 0.1
+    w_q: Annotated[Float, Field(gt=0.0, le=1.0)] = 0.002
     gentle: bool = True
     mode: Literal["packets", "bytes"] = "packets"
     mean_pkt: PositiveSize = "500B"
@@ -62,11 +62,11 @@ class UbrQueue(_Model):
     its frame (PPD). Defaults R = 0.8, Z = 0.8 (Goyal et al. 1998)."""
 
     type: Literal["ubr"]
-    buffer: Annotated[int, Field(ge=1, le=10**9)]
+    buffer: Annotated[Int, Field(ge=1, le=10**9)]
     """Buffer size, cells."""
     policy: Literal["ubr", "epd", "sd"] = "epd"
-    r: Annotated[float, Field(ge=0.0, le=1.0)] = 0.8
-    z: Annotated[float, Field(gt=0.0, le=100.0)] = 0.8
+    r: Annotated[Float, Field(ge=0.0, le=1.0)] = 0.8
+    z: Annotated[Float, Field(gt=0.0, le=100.0)] = 0.8
 
 
 Queue = Annotated[Union[DropTailQueue, RedQueue, UbrQueue], Field(discriminator="type"), BeforeValidator(_queue_shorthand)]
