@@ -3,6 +3,7 @@ what is allowed; on the command line, with exit status 2 and no traceback."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -488,3 +489,29 @@ def test_every_number_field_refuses_true_and_false() -> None:
     for model in (Scenario, SweepFile):
         assert _unguarded_numbers(model.__pydantic_core_schema__) == [], model.__name__
     assert _unguarded_numbers({"type": "model-field", "schema": {"type": "int"}}) == [("schema",)]  # the walk sees one
+
+
+@pytest.mark.parametrize("command", [["run", "{path}"], ["plot", "cwnd", "{path}", "-o", "{out}"], ["reproduce", "iw10", "--quick", "-o", "{out}"]])
+def test_a_field_set_twice_with_two_values_is_refused(tmp_path, command) -> None:
+    """`--set tcp.iw=4 --set tcp.iw=10` ran IW 10 without a word (the last
+    one won), and so did apps.0.size beside apps[0].size; the same value
+    twice is one setting."""
+    path, out = _write(tmp_path, GOOD), str(tmp_path / "out")
+    args = [a.format(path=path, out=out) for a in command]
+    for sets, message in [(["tcp.iw=4", "tcp.iw=10"], "--set tcp.iw: given twice, as tcp.iw=4 and tcp.iw=10; give it once"),
+                          (["apps.0.size=1MB", 'apps[0].size="2MB"'], "--set apps[0].size: given twice, as apps.0.size='1MB' and apps[0].size='2MB'; give it once"),
+                          (["tcp.delayed_ack=true", "tcp.delayed_ack=false"], "--set tcp.delayed_ack: given twice, as tcp.delayed_ack=true and tcp.delayed_ack=false; give it once")]:  # fmt: skip
+        r = CliRunner().invoke(main, [*args, *[x for s in sets for x in ("--set", s)]])
+        assert (r.exit_code, r.output) == (2, f"error: {message}\n")
+    assert not Path(out).exists()
+    r = CliRunner().invoke(main, ["run", path, "--set", "tcp.iw=4", "--set", "tcp.iw=4", "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["flows"][0]["iw"] == 4
+
+
+def test_a_field_overridden_twice_in_two_spellings_is_refused() -> None:
+    """The API's overrides are a dictionary, so one key cannot come twice,
+    but apps.0.size and apps[0].size name one field: the last one won."""
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(BASE, {"apps.0.size": "1MB", "apps[0].size": "2MB"})
+    assert str(exc.value) == "invalid scenario: apps[0].size: is given twice, as apps.0.size = '1MB' and apps[0].size = '2MB'; give it once"
+    assert tcplab.load(BASE, {"apps.0.size": "1MB", "apps[0].size": "1MB"}).apps[0].size == 1_000_000

@@ -56,14 +56,22 @@ def _console(width: int | None = None) -> "Console":
 
 
 def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
+    from .errors import _shown, field_path
     from .scenario import parse_override_value
 
     out: dict[str, Any] = {}
+    given: dict[str, tuple[str, Any]] = {}  # each field as dotted path: its first spelling and value
     for item in sets:
         if "=" not in item:
             _fail(f"--set {item!r}: expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps")
         key, _, value = item.partition("=")
-        out[key.strip()] = parse_override_value(value.strip())
+        key, parsed = key.strip(), parse_override_value(value.strip())
+        # The same field twice (`--set tcp.iw=4 --set tcp.iw=10`, or
+        # apps.0.size and apps[0].size): the last one silently won.
+        first = given.setdefault(field_path(key), (key, parsed))
+        if first[1] != parsed:
+            _fail(f"--set {key}: given twice, as {first[0]}={_shown(first[1])} and {key}={_shown(parsed)}; give it once")
+        out[key] = parsed
     return out
 
 

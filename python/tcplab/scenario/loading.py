@@ -304,6 +304,11 @@ def load(source: str | Path | dict[str, Any] | Scenario, overrides: dict[str, An
     if overrides is not None and not isinstance(overrides, Mapping):
         raise TypeError(f"overrides map field paths to values, such as {{'tcp.iw': 4}}; got {type(overrides).__name__}")
     over = dict(overrides or {})
+    spelled: dict[str, tuple[str, Any]] = {}
+    for key, value in over.items():  # apps.0.size and apps[0].size: the last one silently won
+        first = spelled.setdefault(field_path(key), (key, value)) if isinstance(key, str) else (key, value)
+        if first[1] != value:
+            raise ScenarioError([FieldProblem(key, f"is given twice, as {first[0]} = {first[1]!r} and {key} = {value!r}; give it once")], where)
     if seed is not None:
         # The seed given twice, two ways (`--seed 3 --set sim.seed=5`): the
         # seed silently won.
