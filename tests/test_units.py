@@ -38,3 +38,27 @@ def test_a_count_that_is_not_whole_or_too_large_is_refused(value: object, messag
     with pytest.raises(ValueError) as exc:
         units.parse_packets_or_bytes(value, "a limit")
     assert str(exc.value) == message
+
+
+@pytest.mark.parametrize("fraction, text", [(0.95, "95%"), (0.999, "99.9%"), (0.57, "57%"), (0.5, "50%"), (0.9, "90%"), (0.995, "99.5%")])
+def test_a_confidence_level_is_shown_as_given(fraction: float, text: str) -> None:
+    """`int(conf * 100)` titled a 99.9% interval "99%" and a 57% one "56%"."""
+    assert units.format_percent(fraction) == text
+
+
+def test_analyze_titles_its_table_with_the_confidence_level_given(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+
+    (tmp_path / "base.toml").write_text('[sim]\nduration = "5s"\n[topology]\ntype = "dumbbell"\n'
+                                        '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "100kB"\n')  # fmt: skip
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "base.toml"\nreplications = 2\n[factors]\n"tcp.iw" = [1, 4]\n')
+    store = str(tmp_path / "s.duckdb")
+    r = CliRunner().invoke(main, ["sweep", str(tmp_path / "sw.toml"), "--store", store, "-q", "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    for conf, title in [("0.999", "fct_s by tcp.iw (99.9% CIs)"), ("0.57", "fct_s by tcp.iw (57% CIs)")]:
+        r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--by", "iw", "--conf", conf])
+        assert r.exit_code == 0 and r.output.splitlines()[0].strip() == title, r.output
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--anova", "--factors", "iw", "--conf", "0.999"])
+    assert r.exit_code == 0 and "Effects (99.9% confidence intervals)" in r.output, r.output

@@ -279,6 +279,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
 
     from .analysis import allocation_of_variation, summarize
     from .store import Store
+    from .units import format_percent
 
     if anova and by:
         _fail("--by does not apply with --anova (give the factors with --factors)")
@@ -310,7 +311,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
                 click.echo(_json.dumps({"grand_mean": res.grand_mean, "variation": res.table.to_dict("records"), "effects": res.effects.to_dict("records")}))
                 return
             _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
-            _print_df(res.effects, f"Effects ({int(conf * 100)}% confidence intervals)")
+            _print_df(res.effects, f"Effects ({format_percent(conf)} confidence intervals)")
             return
         keys = _factor_list(cols, by, "--by")
         table = summarize(df, keys, metric, conf=conf)
@@ -320,7 +321,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     if as_json:
         click.echo(table.to_json(orient="records"))
     else:
-        _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({int(conf * 100)}% CIs)")
+        _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({format_percent(conf)} CIs)")
         if (table.n == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
 

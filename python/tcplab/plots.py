@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from .api import Result, run  # noqa: E402
 from .errors import FieldProblem, ScenarioError, UsageError  # noqa: E402
 from .scenario import apply_overrides, load, read_toml  # noqa: E402
+from .units import format_percent  # noqa: E402
 
 FORMATS = (".png", ".svg")
 
@@ -323,7 +324,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
     ax.set_xlabel(x)
     alone = "; none for a single run" if (summary.n == 1).any() else ""
-    ax.set_ylabel(f"{y} ({stat}, {int(conf * 100)}% CI{alone})")
+    ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
     ax.grid(True, alpha=0.3)
     if hue:
         ax.legend(fontsize=8)

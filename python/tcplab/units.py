@@ -190,3 +190,9 @@ def format_size(n: int) -> str:
     plain = f"{n}B"
     both = [_exact(n, SIZE_UNITS, ("GiB", "MiB", "KiB"), "B"), _exact(n, SIZE_UNITS, ("GB", "MB", "kB"), "B")]
     return min((t for t in both if t != plain), key=len, default=plain)
+
+
+def format_percent(fraction: float) -> str:
+    """A fraction as a percentage, as exact as given: 0.95 is '95%', 0.999
+    '99.9%' and 0.57 '57%' (`int(conf * 100)` wrote 99% and 56%)."""
+    return f"{fraction * 100:.6g}%"
