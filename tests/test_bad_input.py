@@ -172,6 +172,8 @@ size = "100kB"
     [
         (GOOD, ["--set", "tcp.iw=zero"], "tcp.iw = 'zero': expected an initial window in segments such as 4, in bytes such as '4380B', or 'rfc3390' or 'rfc6928'"),
         (GOOD, ["--set", "tcp.iw"], "--set 'tcp.iw': expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps"),
+        (GOOD, ["--set", "tcp..iw=4"], "--set 'tcp..iw=4': 'tcp..iw' is no field path; expected FIELD=VALUE with a dotted path such as tcp.iw=4 or apps[0].size=1MB"),
+        (GOOD, ["--set", "=4"], "--set '=4': '' is no field path; expected FIELD=VALUE with a dotted path such as tcp.iw=4 or apps[0].size=1MB"),
         (GOOD + "\n[tcp]\nmss = 'x'\n", [], "tcp.mss = 'x': expected a size such as '1460B', '64KiB', '1MB'"),
         ("[topology\n", [], "not valid TOML"),
         (GOOD + "\n[tcp]\nhystart = true\n", [], "apps[0].tcp.hystart: is cubic's slow start; cc is 'reno' (allowed with hystart: cubic)"),
@@ -230,6 +232,11 @@ def test_the_python_api_says_what_a_scenario_and_overrides_are() -> None:
     # pcap is a directory: a number gave "expected str, bytes or os.PathLike object, not int".
     with pytest.raises(TypeError, match=r"^pcap is a directory's path \(str or pathlib.Path\), not int$"):
         tcplab.run(BASE, pcap=5)
+    # A path that is no path is named as the API's argument (it was called --set).
+    for key in ("tcp..iw", "", 3):
+        with pytest.raises(tcplab.ScenarioError) as exc:
+            tcplab.load(BASE, {key: 4})
+        assert str(exc.value) == f"invalid scenario: overrides = {key!r}: expected a dotted field path such as 'tcp.iw'"
 
 
 def test_a_seed_given_twice_two_ways_is_refused(tmp_path) -> None:

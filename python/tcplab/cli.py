@@ -66,6 +66,8 @@ def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
             _fail(f"--set {item!r}: expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps")
         key, _, value = item.partition("=")
         key, parsed = key.strip(), parse_override_value(value.strip())
+        if not key or any(not part for part in field_path(key).split(".")):
+            _fail(f"--set {item!r}: {key!r} is no field path; expected FIELD=VALUE with a dotted path such as tcp.iw=4 or apps[0].size=1MB")
         # The same field twice (`--set tcp.iw=4 --set tcp.iw=10`, or
         # apps.0.size and apps[0].size): the last one silently won.
         first = given.setdefault(field_path(key), (key, parsed))

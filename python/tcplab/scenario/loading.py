@@ -140,7 +140,8 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
         if isinstance(path, str):
             path = field_path(path)
         if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
-            raise ScenarioError([FieldProblem("--set", "expected a dotted field path such as 'tcp.iw'", path, True)])
+            # The command line's --set checks its paths first, so this names the API's argument.
+            raise ScenarioError([FieldProblem("overrides", "expected a dotted field path such as 'tcp.iw'", path, True)])
         parts = path.split(".")
         node: Any = out
         for depth, part in enumerate(parts):
