@@ -522,3 +522,53 @@ def test_a_field_overridden_twice_in_two_spellings_is_refused() -> None:
         tcplab.load(BASE, {"apps.0.size": "1MB", "apps[0].size": "2MB"})
     assert str(exc.value) == "invalid scenario: apps[0].size: is given twice, as apps.0.size = '1MB' and apps[0].size = '2MB'; give it once"
     assert tcplab.load(BASE, {"apps.0.size": "1MB", "apps[0].size": "1MB"}).apps[0].size == 1_000_000
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "{scenario}", "--out", ""], "--out '': expected a directory's path (made if missing)"),
+    (["run", "{scenario}", "--pcap", " "], "--pcap ' ': expected a directory's path (made if missing)"),
+    (["export", "{store}", "--out", ""], "--out '': expected a directory's path (made if missing)"),
+    (["reproduce", "iw10", "--quick", "--out", ""], "--out '': expected a directory's path (made if missing)"),
+    (["reproduce", "iw10", "--export-scenarios", ""], "--export-scenarios '': expected a directory's path (made if missing)"),
+    (["sweep", "{sweep}", "--store", ""], "--store '': expected a results store's file path, such as results.duckdb"),
+    (["analyze", "", "--metric", "fct_s"], "'' is no results store's path: expected a file path, such as results.duckdb"),
+    (["export", " ", "--out", "x"], "' ' is no results store's path: expected a file path, such as results.duckdb"),
+])  # fmt: skip
+def test_an_empty_path_is_refused(tmp_path, monkeypatch, args, message) -> None:
+    """An empty directory option wrote every table into the working directory
+    (Path('') is '.'), `reproduce --out ''` went to STUDY-out, `sweep --store
+    ''` to the sweep file's store, and DuckDB took an empty store path for a
+    database in memory. Nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    scenario = _write(tmp_path, GOOD)
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "s.toml"\n')
+    before = sorted(tmp_path.iterdir())
+    r = CliRunner().invoke(main, [a.format(scenario=scenario, sweep=tmp_path / "sw.toml", store=tmp_path / "no.duckdb") for a in args])
+    assert (r.exit_code, r.output) == (2, f"error: {message}\n")
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("field, default", [("name", "the file's stem"), ("store", "results.duckdb")])
+@pytest.mark.parametrize("value", ["", "  "])
+def test_a_blank_sweep_name_or_store_is_refused(tmp_path, field, default, value) -> None:
+    """`name = ""` labelled the sweep by its file's stem without a word, and
+    `store = ""` ran every run into a database in memory, then lost it."""
+    from tcplab.sweep import load_sweep
+
+    _write(tmp_path, GOOD)
+    path = tmp_path / "sw.toml"
+    path.write_text(f'[sweep]\nscenario = "s.toml"\n{field} = "{value}"\n')
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        load_sweep(str(path))
+    assert str(exc.value) == f"invalid sweep in {path}: sweep.{field} = {value!r}: must not be empty; leave it out for the default, {default}"
+
+
+def test_the_api_refuses_an_empty_capture_directory() -> None:
+    with pytest.raises(tcplab.UsageError) as exc:
+        tcplab.run(BASE, pcap="")
+    assert str(exc.value) == "invalid argument: pcap = '': expected a directory's path (made if missing)"
+    from tcplab.store import Store, StoreError
+
+    assert issubclass(StoreError, tcplab.TcplabError)
+    with pytest.raises(StoreError, match=r"^'' is no results store's path: expected a file path, such as results\.duckdb$"):
+        Store("")

@@ -469,6 +469,8 @@ def _run(
     if pcap is not None or sc.trace.pcap:
         if not sc.trace.pcap:
             sc = sc.model_copy(update={"trace": sc.trace.model_copy(update={"pcap": default_capture_links(sc)})})
+        if pcap is not None and not str(pcap).strip():  # Path('') is the working directory
+            raise UsageError([FieldProblem("pcap", "expected a directory's path (made if missing)", str(pcap), True)])
         pcap_dir = Path("pcap" if pcap is None else pcap)
         if pcap_dir.exists() and not pcap_dir.is_dir():
             raise UsageError([FieldProblem("pcap", "is a file; expected a directory (made if missing)", str(pcap_dir), True)])

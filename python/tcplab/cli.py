@@ -34,6 +34,8 @@ def _check_out_dir(option: str, where: str | None) -> None:
     or it cannot be made (tried here, and what was made taken away again)."""
     if where is None:
         return
+    if not where.strip():  # Path('') is the working directory: --out '' wrote every table there
+        _fail(f"{option} {where!r}: expected a directory's path (made if missing)")
     path = Path(where)
     if path.exists() and not path.is_dir():
         _fail(f"{option} {where!r}: is a file; expected a directory (made if missing)")
@@ -123,6 +125,8 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
     if fmt is not None and out is None:
         _fail(f"--format {fmt}: writes the tables given --out DIR; add --out DIR")
     _check_out_dir("--out", out)
+    if pcap is not None and not pcap.strip():
+        _fail(f"--pcap {pcap!r}: expected a directory's path (made if missing)")
     try:
         res = _run(scenario, _parse_sets(sets), seed, pcap, tables=out is not None)  # the summary and --json need no pandas
     except ScenarioError as e:
@@ -239,6 +243,8 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
         _fail("--jobs applies to --backend local only (with dask, the cluster's workers run the runs)")
     if backend == "local" and scheduler:
         _fail("--scheduler applies with --backend dask only")
+    if store is not None and not store.strip():  # '' fell back to the sweep file's store
+        _fail(f"--store {store!r}: expected a results store's file path, such as results.duckdb")
     try:
         sw = load_sweep(sweep_file, store)
     except ScenarioError as e:

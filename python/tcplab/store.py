@@ -103,6 +103,8 @@ class Store:
     def __init__(self, path: str | Path, read_only: bool = False):
         self.path = str(path)
         self.read_only = read_only
+        if not self.path.strip():  # DuckDB takes '' for a database in memory: the runs would be lost
+            raise StoreError(f"{self.path!r} is no results store's path: expected a file path, such as results.duckdb")
         if read_only and not Path(path).exists():
             raise StoreError(f"no results store at {path}")
         if not read_only:
