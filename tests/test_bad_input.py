@@ -572,3 +572,59 @@ def test_the_api_refuses_an_empty_capture_directory() -> None:
     assert issubclass(StoreError, tcplab.TcplabError)
     with pytest.raises(StoreError, match=r"^'' is no results store's path: expected a file path, such as results\.duckdb$"):
         Store("")
+
+
+FALL_FLOYD = EXAMPLES / "fall-floyd-drops.toml"
+
+
+@pytest.mark.parametrize("name, message", [
+    ("", "a node needs a name"),
+    (" ", "a node needs a name"),
+    ("a->b", "'->' joins the two nodes of a link's name (r0->r1), so a node's name cannot hold it"),
+    ("x/y", "a node's name is part of its links' capture file names (from-to.pcap): no '/', '\\' or control characters"),
+    ("a\tb", "a node's name is part of its links' capture file names (from-to.pcap): no '/', '\\' or control characters"),
+])  # fmt: skip
+def test_a_node_name_that_cannot_name_links_or_files_is_refused(name, message) -> None:
+    """A node named 'x/y' made its capture 'x/y-r1.pcap' (a failure naming the
+    directory), one named 'a->b' made link names ambiguous, and one named ''
+    was taken without a word."""
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(FALL_FLOYD, {"topology.nodes": ["s1", "r1", "k1", name]})
+    assert str(exc.value) == f"invalid scenario in {FALL_FLOYD}: topology.nodes[3] = {name!r}: {message}"
+    assert tcplab.load(FALL_FLOYD, {"topology.nodes": ["s1", "r1", "k1", "a b"]}).topology.nodes[3] == "a b"
+
+
+@pytest.mark.parametrize("link, problems", [
+    ({"from": "r1", "to": "s1", "rate": "1Mbps", "duplex": False},
+     ["topology.links[2]: r1->s1 again: links[0] (duplex) makes it already; a link is named by its two nodes, so set links[0].reverse "
+      "for that direction's settings, or duplex = false there"]),
+    ({"from": "s1", "to": "r1", "rate": "1Mbps"},
+     ["topology.links[2]: s1->r1 again: links[0] makes it already; a link is named by its two nodes, so give each direction once",
+      "topology.links[2]: r1->s1 again: links[0] (duplex) makes it already; a link is named by its two nodes, so set links[0].reverse "
+      "for that direction's settings, or duplex = false there"]),
+])  # fmt: skip
+def test_a_direction_given_twice_is_refused(link, problems) -> None:
+    """A reverse link written out beside a duplex one (r1->s1 at 1 Mb/s) was
+    made a second time and never used: routes took the first, and the
+    second's rate, delay and queue went unused without a word."""
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.load(FALL_FLOYD, {"topology.links.2": link})
+    assert [str(p) for p in exc.value.problems] == problems
+    # Each direction once, the reverse written out: accepted.
+    one_way = {"topology.links.0.duplex": False, "topology.links.2": {"from": "r1", "to": "s1", "rate": "1Mbps", "duplex": False}}
+    assert [(lk.src, lk.dst) for lk in tcplab.load(FALL_FLOYD, one_way).topology.links] == [("s1", "r1"), ("r1", "k1"), ("r1", "s1")]
+
+
+def test_two_captures_that_would_share_a_file_are_refused(tmp_path) -> None:
+    """a-b->c and a->b-c are both captured as a-b-c.pcap: the second
+    overwrote the first."""
+    doc = {"sim": {"duration": "1s"}, "topology": {"type": "explicit", "nodes": ["a-b", "c", "a", "b-c"], "links": [
+        {"from": "a-b", "to": "c", "rate": "1Mbps"}, {"from": "c", "to": "a", "rate": "1Mbps"}, {"from": "a", "to": "b-c", "rate": "1Mbps"}]},
+        "apps": [{"type": "bulk", "src": "a-b", "dst": "b-c", "size": "10kB"}]}  # fmt: skip
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(doc, pcap=tmp_path / "p")
+    assert str(exc.value) == ("invalid scenario: trace.pcap: the captures of a->b-c and a-b->c would both be a-b-c.pcap; "
+                              "rename a node so that their names differ with '->' written '-'")  # fmt: skip
+    assert not (tmp_path / "p").exists()
+    caps = tcplab.run(doc, overrides={"trace.pcap": ["a-b->c", "c->a"]}, pcap=tmp_path / "q").captures
+    assert [(c.link, Path(c.file).name, c.packets) for c in caps.itertuples()] == [("a-b->c", "a-b-c.pcap", 7), ("c->a", "c-a.pcap", 7)]

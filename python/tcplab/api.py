@@ -469,6 +469,12 @@ def _run(
     if pcap is not None or sc.trace.pcap:
         if not sc.trace.pcap:
             sc = sc.model_copy(update={"trace": sc.trace.model_copy(update={"pcap": default_capture_links(sc)})})
+        files: dict[str, str] = {}  # a-b->c and a->b-c would both write a-b-c.pcap, the second over the first
+        for name in dict.fromkeys(sc.trace.pcap):
+            other = files.setdefault(name.replace("->", "-"), name)
+            if other != name:
+                raise ScenarioError([FieldProblem("trace.pcap", f"the captures of {other} and {name} would both be {name.replace('->', '-')}.pcap; "
+                                                  "rename a node so that their names differ with '->' written '-'")], str(scenario) if isinstance(scenario, (str, Path)) else None)  # fmt: skip
         if pcap is not None and not str(pcap).strip():  # Path('') is the working directory
             raise UsageError([FieldProblem("pcap", "expected a directory's path (made if missing)", str(pcap), True)])
         pcap_dir = Path("pcap" if pcap is None else pcap)

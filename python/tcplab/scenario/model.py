@@ -39,6 +39,18 @@ class Sim(_Model):
 # ---------------------------------------------------------------- the scenario
 
 
+def _node_name_problem(name: str) -> str | None:
+    """What makes `name` unusable as a node's name, if anything: links are
+    named `from->to`, and captures are files named `from-to.pcap`."""
+    if not name.strip():
+        return "a node needs a name"
+    if "->" in name:
+        return "'->' joins the two nodes of a link's name (r0->r1), so a node's name cannot hold it"
+    if any(c in name for c in "/\\") or not name.isprintable():
+        return "a node's name is part of its links' capture file names (from-to.pcap): no '/', '\\' or control characters"
+    return None
+
+
 class Scenario(_Model):
     sim: Sim = {}  # type: ignore[assignment]
     topology: Topology
@@ -74,7 +86,10 @@ class Scenario(_Model):
             for i, n in enumerate(t.nodes):
                 if n in seen:
                     out.append(FieldProblem(f"topology.nodes[{i}]", "node declared twice", n, True))
+                elif bad := _node_name_problem(n):
+                    out.append(FieldProblem(f"topology.nodes[{i}]", bad, n, True))
                 seen.add(n)
+            made: dict[tuple[str, str], str] = {}  # each direction made so far: by which link
             for i, link in enumerate(t.links):
                 for attr, key in (("src", "from"), ("dst", "to")):
                     v = getattr(link, attr)
@@ -82,6 +97,16 @@ class Scenario(_Model):
                         out.append(FieldProblem(f"topology.links[{i}].{key}", f"unknown node; allowed: {allowed}", v, True))
                 if link.src == link.dst:
                     out.append(FieldProblem(f"topology.links[{i}].to", "a link must join two different nodes", link.dst, True))
+                    continue
+                # A direction made twice: routes took the first, and the
+                # second's rate, delay and queue went unused without a word.
+                for a, b, how in ((link.src, link.dst, f"links[{i}]"), (link.dst, link.src, f"links[{i}] (duplex)"))[: 1 + link.duplex]:
+                    if (a, b) in made:
+                        hint = (f"set {made[a, b].split()[0]}.reverse for that direction's settings, or duplex = false there"
+                                if made[a, b].endswith("(duplex)") else "give each direction once")
+                        out.append(FieldProblem(f"topology.links[{i}]", f"{a}->{b} again: {made[a, b]} makes it already; a link is named "
+                                                f"by its two nodes, so {hint}"))  # fmt: skip
+                    made.setdefault((a, b), how)
         topology_ok = not out  # else its links cannot be named, and the checks that name them wait for a sound topology
         out += self._app_problems(known, allowed)
         return self._more_problems(out, topology_ok)
