@@ -74,6 +74,30 @@ def test_setting_what_the_study_varies_is_refused_naming_the_levels() -> None:
     assert [d["sim"]["duration"] for _, d in vary("t", twice, {"sim.duration": "1s"})] == ["1s"] * 3
 
 
+def test_setting_what_the_study_varies_is_refused_even_when_no_runs_merge() -> None:
+    """`reproduce iw10 --set topology.profile=edge` ran EDGE in the rows
+    labelled HSPA and LTE: their other fields (start times, stop times)
+    differ by profile, so no two configurations became one run."""
+    two = [({"rate": r, "delay": d}, _bulk(r)) for r, d in (("2Mbps", "10ms"), ("5Mbps", "30ms"))]
+    two[1][1]["topology"]["bottleneck"]["delay"] = "30ms"
+    with pytest.raises(ScenarioError) as e:
+        vary("t", two, {"topology.bottleneck.rate": "1Mbps"})
+    assert [str(p) for p in e.value.problems] == [
+        "topology.bottleneck.rate = '1Mbps': t varies this field ('2Mbps' in {'rate': '2Mbps', 'delay': '10ms'}, '5Mbps' in "
+        "{'rate': '5Mbps', 'delay': '30ms'}); setting it in every run would run one value under all of its levels: set a field the study keeps fixed"]
+    # What the study keeps fixed, or leaves out everywhere, may be set.
+    assert [d["tcp"] for _, d in vary("t", two, {"tcp.cc": "cubic", "tcp.hystart": True})] == [{"cc": "cubic", "hystart": True}] * 2
+
+
+def test_cli_refuses_a_profile_set_across_a_studys_profiles(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(main, ["reproduce", "iw10", "--quick", "--set", "topology.profile=edge", "--export-scenarios", "x"])
+    assert res.exit_code == 2 and res.output.startswith(
+        "error: invalid scenario in iw10 with --set: topology.profile = 'edge': iw10 varies this field ('edge' in {'workload': 'n+n', "
+        "'profile': 'edge', 'buffer': 'bdp', 'n': 1, 'iw': 3}, 'hspa' in {"), res.output
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_default_output_directory_names_the_variation() -> None:
     assert variation_dir("iw10", {}) == "iw10-out"
     assert variation_dir("iw10", {"tcp.cc": "cubic", "tcp.hystart": True}) == "iw10-out-tcp.cc=cubic,tcp.hystart=true"

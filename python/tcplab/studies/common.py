@@ -48,13 +48,29 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
     """The study's (factor levels, scenario) pairs with the user's scenario
     fields set in each (`tcplab reproduce --set`), each validated unless
     `check` is false (the caller validates them anyway). An override
-    that sets what the study varies, so that two of its configurations become
-    one run, is refused, naming the field and the levels it would merge."""
+    of a field the study varies (it differs between two configurations) is
+    refused, naming the field and two levels where it differs; so is one
+    that makes two of its configurations one run."""
     if not overrides:
         return configs
     from ..errors import FieldProblem, ScenarioError
     from ..scenario.loading import apply_overrides, validate, value_at
 
+    # A field the study varies, set in every run, runs one value under every
+    # level (`reproduce iw10 --set topology.profile=edge` ran EDGE in the rows
+    # labelled HSPA and LTE), whether or not two configurations merge.
+    varies: list[FieldProblem] = []
+    for p, value in overrides.items():
+        values = [json.dumps(value_at(doc, p), sort_keys=True) for _, doc in configs]
+        for i, v in enumerate(values):
+            if v != values[0]:
+                a, b = configs[0], configs[i]
+                varies.append(FieldProblem(p, f"{study} varies this field ({value_at(a[1], p)!r} in {a[0]}, {value_at(b[1], p)!r} in {b[0]}); "
+                                           "setting it in every run would run one value under all of its levels: set a field the study keeps fixed",
+                                           value, True))  # fmt: skip
+                break
+    if varies:
+        raise ScenarioError(varies, f"{study} with --set")
     try:
         out = [(levels, apply_overrides(doc, overrides)) for levels, doc in configs]
     except ScenarioError as e:
