@@ -392,3 +392,25 @@ def test_format_without_out_and_out_at_a_file_are_refused(tmp_path) -> None:
     assert r.exit_code == 2 and f"error: --out '{tmp_path / 'f'}': is a file; expected a directory (made if missing)" in r.output
     r = CliRunner().invoke(main, ["run", EXAMPLE, "--out", str(tmp_path / "o"), "--format", "xlsx"])
     assert r.exit_code == 2 and "'xlsx' is not one of 'csv', 'parquet'" in r.output
+
+
+def test_analyze_says_which_factors_its_table_pools_over(tmp_path) -> None:
+    """A goyal98 store analyzed by flavour, buffer and policy put its three
+    link types into the error term, which nothing said. Levels come in the
+    order the tables give them (numbers by value, names as the sweep file
+    lists them)."""
+    (tmp_path / "base.toml").write_text('[sim]\nduration = "5s"\n[topology]\ntype = "dumbbell"\n'
+                                        '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "100kB"\n')  # fmt: skip
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "base.toml"\nreplications = 2\n[factors]\n"tcp.iw" = [4, 1]\n"tcp.cc" = ["sack", "reno"]\n')
+    store = str(tmp_path / "s.duckdb")
+    assert CliRunner().invoke(main, ["sweep", str(tmp_path / "sw.toml"), "--store", store, "-q", "--jobs", "1"]).exit_code == 0
+    for args, note in [
+        (["--by", "iw"], "note: pooled over tcp.cc (sack, reno): each row mixes runs at all of those levels"),
+        (["--anova", "--factors", "iw"], "note: pooled over tcp.cc (sack, reno): their variation is in the error term"),
+        ([], "note: pooled over tcp.cc (sack, reno); tcp.iw (1, 4): each row mixes runs at all of those levels"),
+        (["--by", "iw,cc"], None),
+        (["--anova", "--factors", "cc,iw"], None),
+    ]:
+        r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", *args])
+        assert r.exit_code == 0, r.output
+        assert r.stderr == (f"{note}\n" if note else ""), args

@@ -320,6 +320,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
                 return
             _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
             _print_df(res.effects, f"Effects ({format_percent(conf)} confidence intervals)")
+            _pooled_note(df, fs, metric, "their variation is in the error term")
             return
         keys = _factor_list(cols, by, "--by")
         table = summarize(df, keys, metric, conf=conf)
@@ -332,6 +333,24 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({format_percent(conf)} CIs)")
         if (table.n == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
+        _pooled_note(df, keys, metric, "each row mixes runs at all of those levels")
+
+
+def _pooled_note(df: Any, used: list[str], metric: str, meaning: str) -> None:
+    """Say which of the sweep's factors the table pools over: a goyal98
+    store analyzed by flavour, buffer and policy mixes its three link types
+    into the error term, which the tables alone do not show."""
+    pooled = [c for c in df.columns if c not in ("run_id", "rep", "seed", metric, *used) and df[c].nunique(dropna=False) > 1]
+    if not pooled:
+        return
+    from .analysis import level_order
+
+    def levels(c: str) -> str:
+        vals = [str(v) for v in level_order(df[c])] + (["none"] if df[c].isna().any() else [])
+        return ", ".join(vals[:6]) + (f", ... ({len(vals)} levels)" if len(vals) > 6 else "")
+
+    what = "; ".join(f"{c} ({levels(c)})" for c in pooled)
+    click.echo(f"note: pooled over {what}: {meaning}", err=True)
 
 
 def _factor_list(columns: list[str], text: str, option: str) -> list[str]:
