@@ -394,7 +394,7 @@ def test_format_without_out_and_out_at_a_file_are_refused(tmp_path) -> None:
     assert r.exit_code == 2 and "'xlsx' is not one of 'csv', 'parquet'" in r.output
 
 
-def test_analyze_says_which_factors_its_table_pools_over(tmp_path) -> None:
+def test_analyze_says_which_factors_its_table_pools_over(tmp_path, monkeypatch) -> None:
     """A goyal98 store analyzed by flavour, buffer and policy put its three
     link types into the error term, which nothing said. Levels come in the
     order the tables give them (numbers by value, names as the sweep file
@@ -414,3 +414,11 @@ def test_analyze_says_which_factors_its_table_pools_over(tmp_path) -> None:
         r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", *args])
         assert r.exit_code == 0, r.output
         assert r.stderr == (f"{note}\n" if note else ""), args
+    # A store's figure says it on the figure.
+    from tcplab import plots
+
+    drawn: list = []
+    monkeypatch.setattr(plots, "save_figure", lambda fig, path, dpi=None: drawn.append(fig) or path)
+    plots.store_plot(store, "iw", "fct_s", tmp_path / "a.png")
+    plots.store_plot(store, "iw", "fct_s", tmp_path / "b.png", hue="cc")
+    assert [f.axes[0].get_title() for f in drawn] == ["pooled over tcp.cc (sack, reno)", ""]

@@ -134,6 +134,20 @@ def censored_percentiles(x: Sequence[float], q: Sequence[float]) -> list[float]:
     return out
 
 
+def pooled_factors(df: pd.DataFrame, used: Sequence[str], metric: str) -> str:
+    """The factors of a store's metric table (`Store.metric_table`) that a
+    summary by `used` pools over, each with its levels in the tables' order,
+    as text (`tcp.cc (sack, reno); webs (8, 16, ... (4 levels))`); empty
+    when none is."""
+    pooled = [c for c in df.columns if c not in ("run_id", "rep", "seed", metric, *used) and df[c].nunique(dropna=False) > 1]
+
+    def levels(c: str) -> str:
+        vals = [str(v) for v in level_order(df[c])] + (["none"] if df[c].isna().any() else [])
+        return ", ".join(vals[:6]) + (f", ... ({len(vals)} levels)" if len(vals) > 6 else "")
+
+    return "; ".join(f"{c} ({levels(c)})" for c in pooled)
+
+
 def level_order(col: pd.Series) -> list[Any]:
     """A factor's levels in the order to show them: a categorical's
     categories (those present), numbers by value, anything else by its text."""

@@ -340,17 +340,10 @@ def _pooled_note(df: Any, used: list[str], metric: str, meaning: str) -> None:
     """Say which of the sweep's factors the table pools over: a goyal98
     store analyzed by flavour, buffer and policy mixes its three link types
     into the error term, which the tables alone do not show."""
-    pooled = [c for c in df.columns if c not in ("run_id", "rep", "seed", metric, *used) and df[c].nunique(dropna=False) > 1]
-    if not pooled:
-        return
-    from .analysis import level_order
+    from .analysis import pooled_factors
 
-    def levels(c: str) -> str:
-        vals = [str(v) for v in level_order(df[c])] + (["none"] if df[c].isna().any() else [])
-        return ", ".join(vals[:6]) + (f", ... ({len(vals)} levels)" if len(vals) > 6 else "")
-
-    what = "; ".join(f"{c} ({levels(c)})" for c in pooled)
-    click.echo(f"note: pooled over {what}: {meaning}", err=True)
+    if what := pooled_factors(df, used, metric):
+        click.echo(f"note: pooled over {what}: {meaning}", err=True)
 
 
 def _factor_list(columns: list[str], text: str, option: str) -> list[str]:

@@ -292,7 +292,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     bootstrap interval of the median)."""
     import pandas as pd
 
-    from .analysis import level_order, summarize
+    from .analysis import level_order, pooled_factors, summarize
     from .store import Store, resolve_factor
 
     path = _check_out(out)
@@ -326,6 +326,8 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     alone = "; none for a single run" if (summary.n == 1).any() else ""
     ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
     ax.grid(True, alpha=0.3)
+    if pooled := pooled_factors(df, by, y):  # what each point mixes, on the figure itself
+        ax.set_title(f"pooled over {pooled}", fontsize=8, wrap=True)
     if hue:
         ax.legend(fontsize=8)
     return save_figure(fig, path)
