@@ -1096,3 +1096,21 @@ def test_a_duckdb_file_that_is_not_a_store_is_refused_and_left_as_it_was(tmp_pat
         r = CliRunner().invoke(main, cmd)
         assert r.exit_code == 2
         assert r.output == f"error: no results in {empty}: an empty DuckDB file (a sweep writes a store: tcplab sweep FILE --store {empty})\n"
+
+
+def test_a_base_scenarios_own_seed_is_said_to_be_replaced(tmp_path) -> None:
+    """A base scenario's sim.seed was replaced by the sweep's seeds without
+    a word; it is still replaced (a sweep sets every run's seed), and said."""
+    (tmp_path / "b.toml").write_text('[sim]\nduration = "2s"\nseed = 7\n[topology]\ntype = "dumbbell"\n'
+                                     '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "10kB"\n')  # fmt: skip
+    for sweep_seed, notes in [(1, ["b.toml sets sim.seed = 7, which the sweep replaces: replication r of every configuration runs the seed "
+                                   "derived from (sweep.seed, r), here (1, r)"]), (7, [])]:  # fmt: skip
+        (tmp_path / "s.toml").write_text(f'[sweep]\nscenario = "b.toml"\nseed = {sweep_seed}\nreplications = 2\n[factors]\n"tcp.iw" = [1]\n')
+        sw = load_sweep(str(tmp_path / "s.toml"))
+        assert sw.notes == notes and [r.seed for r in sw.runs] == [derive_seed(sweep_seed, 0), derive_seed(sweep_seed, 1)]
+    inline = '[sweep]\nreplications = 1\n[base]\nsim = { duration = "2s", seed = 3 }\ntopology = { type = "dumbbell" }\n' \
+             '[[base.apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "10kB"\n'  # fmt: skip
+    (tmp_path / "i.toml").write_text(inline)
+    r = CliRunner().invoke(main, ["sweep", str(tmp_path / "i.toml"), "--store", str(tmp_path / "i.duckdb"), "-q", "--jobs", "1"])
+    assert r.exit_code == 0 and r.stderr == ("note: [base] sets sim.seed = 3, which the sweep replaces: replication r of every configuration "
+                                             "runs the seed derived from (sweep.seed, r), here (1, r)\n"), r.output  # fmt: skip

@@ -250,6 +250,8 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
     except ScenarioError as e:
         _fail(str(e))
         return
+    for note in sw.notes:
+        click.echo(f"note: {note}", err=True)
     def stored(run: Any) -> None:
         click.echo(f"stored {run.run_id} rep {run.rep} {run.factors}")
 

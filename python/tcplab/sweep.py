@@ -89,6 +89,8 @@ class Sweep:
     traces: bool
     factor_names: list[str]
     runs: list[Run] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What the sweep file says that the runs do not use, for the user."""
 
 
 def derive_seed(base_seed: int, rep: int) -> int:
@@ -174,6 +176,11 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         _check_size(len(sf.points), s.replications, f"{len(sf.points)} points", str(p))
         configs = [dict(pt) for pt in sf.points]
     sweep = Sweep(name=s.name or p.stem, store=store or s.store, traces=s.traces, factor_names=names)
+    given = (base.get("sim") or {}).get("seed") if isinstance(base.get("sim"), dict) else None
+    if given is not None and given != s.seed:
+        # Replaced in every run, like any seed a sweep runs; said, not silent.
+        sweep.notes.append(f"{'[base]' if sf.base is not None else s.scenario} sets sim.seed = {given!r}, which the sweep replaces: replication r "
+                           f"of every configuration runs the seed derived from (sweep.seed, r), here ({s.seed}, r)")  # fmt: skip
     where = "points[]" if s.design == "points" else "factors"
     not_paths = [n for n in names if not n or any(not part for part in field_path(n).split("."))]
     if not_paths:
