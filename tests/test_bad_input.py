@@ -628,3 +628,10 @@ def test_two_captures_that_would_share_a_file_are_refused(tmp_path) -> None:
     assert not (tmp_path / "p").exists()
     caps = tcplab.run(doc, overrides={"trace.pcap": ["a-b->c", "c->a"]}, pcap=tmp_path / "q").captures
     assert [(c.link, Path(c.file).name, c.packets) for c in caps.itertuples()] == [("a-b->c", "a-b-c.pcap", 7), ("c->a", "c-a.pcap", 7)]
+
+
+def test_a_blank_application_name_is_refused_like_an_empty_one() -> None:
+    for name in ("", "  "):
+        with pytest.raises(tcplab.ScenarioError) as exc:
+            tcplab.load(BASE, {"apps.0.name": name})
+        assert str(exc.value) == f"invalid scenario: apps[0].name = {name!r}: must not be empty; leave it out for the default, app{{i}}"

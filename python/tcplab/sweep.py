@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import FieldProblem, ScenarioError, SweepError
 from .worker import execute, execute_many  # noqa: F401 - the sweep's runs, re-exported
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
-from .scenario.fields import Int
+from .scenario.fields import Int, not_blank
 from .scenario.loading import _problems_from
 
 if TYPE_CHECKING:
@@ -36,28 +36,15 @@ class _M(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-def _not_blank(default: str):
-    """A text field whose default stands in when it is left out: empty or
-    blank, `name = ""` labelled the sweep by the file's stem without a word,
-    and `store = ""` wrote the runs to a database in memory."""
-
-    def check(v: Optional[str]) -> Optional[str]:
-        if v is not None and not v.strip():
-            raise ValueError(f"must not be empty; leave it out for the default, {default}")
-        return v
-
-    return AfterValidator(check)
-
-
 class SweepSection(_M):
-    name: Annotated[Optional[str], _not_blank("the file's stem")] = None
+    name: Annotated[Optional[str], not_blank("the file's stem")] = None
     """Label of this sweep in the store; default: the file's stem."""
     scenario: Optional[str] = None
     """The base scenario file, relative to the sweep file (or give [base])."""
     replications: Int = Field(default=1, ge=1)
     seed: Int = Field(default=1, ge=0)
     design: Literal["factorial", "points"] = "factorial"
-    store: Annotated[str, _not_blank("results.duckdb")] = "results.duckdb"
+    store: Annotated[str, not_blank("results.duckdb")] = "results.duckdb"
     """The DuckDB file, relative to the working directory."""
     traces: bool = False
     """Also store the trace and packet tables the scenario records."""

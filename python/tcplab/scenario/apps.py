@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import AfterValidator, BeforeValidator, Field, PrivateAttr, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, model_validator
 
 from pydantic import PlainSerializer
 
 from .. import units
-from .fields import Duration, Float, HostCount, Int, PositiveDuration, PositiveInt, Size, PositiveSize, PositiveSizeOrInf, _Model
+from .fields import Duration, Float, HostCount, Int, PositiveDuration, PositiveInt, Size, PositiveSize, PositiveSizeOrInf, _Model, not_blank
 from .tcp import TcpOverride
 
 START_HELP = "a start time such as '2s', or a range { type = 'uniform', min = '2s', max = '4s' } drawn from per seed"
@@ -51,14 +51,8 @@ Request = Annotated[Size, Field(le=65495)]
 Start = Annotated[tuple[int, int], BeforeValidator(_parse_start), PlainSerializer(_fmt_start)]
 
 
-def _name(v: Optional[str]) -> Optional[str]:
-    if v == "":
-        raise ValueError("must not be empty; leave it out for the default, app{i}")
-    return v
-
-
 #: An application's name; without one, application i is `app{i}`.
-AppName = Annotated[Optional[str], AfterValidator(_name)]
+AppName = Annotated[Optional[str], not_blank("app{i}")]
 
 
 def _http_version(v: object) -> object:

@@ -82,6 +82,19 @@ def _at_least(least: int, message: str):
     return AfterValidator(check)
 
 
+def not_blank(default: str):
+    """A text field whose default stands in when it is left out: given empty
+    or blank, it is refused instead of taken (`name = ""` made app{i}
+    without a word; a sweep's `store = ""` a database in memory)."""
+
+    def check(v: Optional[str]) -> Optional[str]:
+        if v is not None and not v.strip():
+            raise ValueError(f"must not be empty; leave it out for the default, {default}")
+        return v
+
+    return AfterValidator(check)
+
+
 def _above_zero(message: str):
     return _at_least(1, message)
 
