@@ -58,7 +58,7 @@ def _console(width: int | None = None) -> "Console":
 
 
 def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
-    from .errors import _shown, field_path
+    from .errors import _shown, field_path, is_field_path
     from .scenario import parse_override_value
 
     out: dict[str, Any] = {}
@@ -68,7 +68,7 @@ def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
             _fail(f"--set {item!r}: expected FIELD=VALUE, such as tcp.iw=4 or topology.bottleneck.rate=2Mbps")
         key, _, value = item.partition("=")
         key, parsed = key.strip(), parse_override_value(value.strip())
-        if not key or any(not part for part in field_path(key).split(".")):
+        if not is_field_path(key):
             _fail(f"--set {item!r}: {key!r} is no field path; expected FIELD=VALUE with a dotted path such as tcp.iw=4 or apps[0].size=1MB")
         # The same field twice (`--set tcp.iw=4 --set tcp.iw=10`, or
         # apps.0.size and apps[0].size): the last one silently won.

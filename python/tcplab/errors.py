@@ -18,6 +18,12 @@ def field_path(path: str) -> str:
     return re.sub(r"\[(-?\d+)\]", r".\1", path)
 
 
+def is_field_path(path: object) -> bool:
+    """Whether `path` names a field: dotted (or with list indices in
+    brackets), with no empty part (``tcp..iw``, ``.tcp`` and ``''`` do not)."""
+    return isinstance(path, str) and all(field_path(path).split("."))
+
+
 @dataclass(frozen=True)
 class FieldProblem:
     """One problem with one field of a scenario."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import FieldProblem, ScenarioError, SweepError
+from .errors import FieldProblem, ScenarioError, SweepError, is_field_path
 from .worker import execute, execute_many  # noqa: F401 - the sweep's runs, re-exported
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
 from .scenario.fields import Int, not_blank
@@ -169,7 +169,7 @@ def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
         sweep.notes.append(f"{'[base]' if sf.base is not None else s.scenario} sets sim.seed = {given!r}, which the sweep replaces: replication r "
                            f"of every configuration runs the seed derived from (sweep.seed, r), here ({s.seed}, r)")  # fmt: skip
     where = "points[]" if s.design == "points" else "factors"
-    not_paths = [n for n in names if not n or any(not part for part in field_path(n).split("."))]
+    not_paths = [n for n in names if not is_field_path(n)]
     if not_paths:
         raise SweepError([FieldProblem(where, f"{n!r} is not a field; expected a dotted field path such as 'tcp.iw'") for n in not_paths], str(p))
     overlaps = _overlapping(names)

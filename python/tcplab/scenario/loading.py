@@ -19,7 +19,7 @@ from typing import Annotated, Any, Optional, Union
 
 from pydantic import BaseModel, Tag, TypeAdapter, ValidationError
 
-from ..errors import FieldProblem, ScenarioError, field_path
+from ..errors import FieldProblem, ScenarioError, field_path, is_field_path
 from .apps import App
 from .model import _IDENTITY, Scenario, runs_of_equal
 
@@ -137,12 +137,10 @@ def apply_overrides(doc: dict[str, Any], overrides: dict[str, Any] | None) -> di
         return doc
     out = copy.deepcopy(doc)
     for path, value in (overrides or {}).items():
-        if isinstance(path, str):
-            path = field_path(path)
-        if not isinstance(path, str) or not path or any(not part for part in path.split(".")):
+        if not is_field_path(path):
             # The command line's --set checks its paths first, so this names the API's argument.
             raise ScenarioError([FieldProblem("overrides", "expected a dotted field path such as 'tcp.iw'", path, True)])
-        parts = path.split(".")
+        parts = field_path(path).split(".")
         node: Any = out
         for depth, part in enumerate(parts):
             last = depth == len(parts) - 1
