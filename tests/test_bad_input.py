@@ -225,9 +225,10 @@ def test_the_python_api_says_what_a_scenario_and_overrides_are() -> None:
         tcplab.run(BASE, overrides=["tcp.iw=4"])
     with pytest.raises(TypeError, match="^a scenario is a TOML file's path, a dictionary or a tcplab.Scenario, not int$"):
         tcplab.load(42)
-    # load takes a Scenario too, as run does: itself, or a copy with the overrides.
+    # load takes a Scenario too, as run does: a copy checked again as a
+    # document, with the overrides.
     sc = tcplab.load(BASE)
-    assert tcplab.load(sc) is sc
+    assert tcplab.load(sc) == sc and tcplab.load(sc) is not sc
     assert tcplab.load(sc, {"tcp.iw": 4}, seed=9).to_core() == tcplab.load(BASE, {"tcp.iw": 4}, seed=9).to_core()
     # pcap is a directory: a number gave "expected str, bytes or os.PathLike object, not int".
     with pytest.raises(TypeError, match=r"^pcap is a directory's path \(str or pathlib.Path\), not int$"):
@@ -635,3 +636,38 @@ def test_a_blank_application_name_is_refused_like_an_empty_one() -> None:
         with pytest.raises(tcplab.ScenarioError) as exc:
             tcplab.load(BASE, {"apps.0.name": name})
         assert str(exc.value) == f"invalid scenario: apps[0].name = {name!r}: must not be empty; leave it out for the default, app{{i}}"
+
+
+def test_a_scenario_built_or_changed_in_code_is_checked_as_a_file_is() -> None:
+    doc = BASE
+    # Built by its constructor: pydantic's ValidationError, not a ScenarioError.
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.Scenario(**{**doc, "sim": 3})
+    assert str(exc.value) == "invalid scenario: sim = 3: expected a table"
+    # Its fields were checked, the whole was not: an unknown node reached the core as a KeyError.
+    sc = tcplab.Scenario(**{**doc, "apps": [dict(doc["apps"][0], src="nosuch")]})
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(sc)
+    assert str(exc.value).startswith("invalid scenario: apps[0].src = 'nosuch': unknown node; allowed: ")
+    # An assignment is read as the file's value is: the bare 10 was stored as
+    # it was, and the core form failed on it with a TypeError.
+    sc = tcplab.load(BASE)
+    sc.tcp.iw = 10
+    assert sc.tcp.iw == tcplab.load(BASE, {"tcp.iw": 10}).tcp.iw
+    assert tcplab.run(sc).scenario.to_core() == tcplab.load(BASE, {"tcp.iw": 10}).to_core()
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        sc.tcp.iw = "ten"
+    assert str(exc.value).startswith("invalid scenario: iw = 'ten': expected an initial window in segments such as 4")
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        sc.tcp.nosuch = 3
+    assert str(exc.value).startswith("invalid scenario: nosuch: unknown field; allowed fields here: cc, iw, mss,")
+    # A list's contents are not checked on assignment: a value that cannot
+    # be written out is named when the scenario runs, a table is read as one.
+    sc = tcplab.load(BASE)
+    sc.apps.append(object())
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(sc)
+    assert str(exc.value).startswith(f"invalid scenario: apps[{len(sc.apps) - 1}] = <object object at ")
+    assert str(exc.value).endswith(": cannot be written out as a scenario value (object)")
+    sc.apps[-1] = {**doc["apps"][0], "name": "more", "size": "10kB"}
+    assert tcplab.run(sc).flows["app"].tolist()[-1] == "more"

@@ -4,9 +4,9 @@ base model every table derives from (unknown fields are errors)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 from pydantic_core import core_schema as cs
 
@@ -191,7 +191,37 @@ HostCount = Annotated[Int, Field(ge=1, le=10**7)]
 CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 
 
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, allow_inf_nan=False)
+class _Refusing(type(BaseModel)):  # type: ignore[misc]
+    """The models' metaclass: a model built in code (`Scenario(...)`) is
+    refused as a file is, with a ScenarioError naming the field, not
+    pydantic's ValidationError. Not `__init__`: pydantic calls a model's own
+    `__init__` for every nested model it validates, which is slower and
+    would lose the field's path."""
+
+    def __call__(cls, *args: Any, **data: Any) -> Any:
+        try:
+            return super().__call__(*args, **data)
+        except ValidationError as e:
+            raise _refused(e, data, cls) from None
+
+
+class _Model(BaseModel, metaclass=_Refusing):
+    # validate_assignment: `sc.tcp.iw = 10` is read as the file's `iw = 10`
+    # is (it stored the bare 10, which the core form could not use), and a
+    # bad value is refused at once.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True, allow_inf_nan=False, validate_assignment=True)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        try:
+            super().__setattr__(name, value)
+        except ValidationError as e:
+            raise _refused(e, {name: value}, type(self)) from None
+
+
+def _refused(err: ValidationError, doc: dict[str, Any], model: type[BaseModel]) -> Exception:
+    from ..errors import ScenarioError
+    from .loading import _problems_from  # loading imports the models
+
+    return ScenarioError(_problems_from(err, doc, model))
 
 

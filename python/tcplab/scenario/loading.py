@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, Optional, Union
 
 from pydantic import BaseModel, Tag, TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from ..errors import FieldProblem, ScenarioError, field_path, is_field_path
 from .apps import App
@@ -287,13 +288,46 @@ def _tuple_getter(keys: list[str]) -> Any:
     return lambda d: ()
 
 
+def _dumped(sc: Scenario) -> dict[str, Any]:
+    """A Scenario's document, to be validated again. Assignments are
+    validated, but a list's contents are not (`sc.apps.append(...)`): a
+    value there that cannot be written out is refused, naming its field."""
+    try:
+        return sc.model_dump(by_alias=True, mode="json", warnings=False)
+    except PydanticSerializationError:
+        pass
+    # Which field: the first whose own dump fails, found by walking the models.
+    def walk(node: Any, path: str) -> FieldProblem | None:
+        if isinstance(node, BaseModel):
+            for name, info in type(node).model_fields.items():
+                key = info.alias or name
+                found = walk(getattr(node, name), f"{path}.{key}" if path else key)
+                if found:
+                    return found
+            return None
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                if found := walk(item, f"{path}[{i}]"):
+                    return found
+            return None
+        try:
+            to_jsonable_python(node)
+        except PydanticSerializationError:
+            return FieldProblem(path, f"cannot be written out as a scenario value ({type(node).__name__})", node, True)
+        return None
+
+    raise ScenarioError([walk(sc, "") or FieldProblem("scenario", "cannot be written out as a document")])
+
+
 def load(source: str | Path | dict[str, Any] | Scenario, overrides: dict[str, Any] | None = None, seed: int | None = None) -> Scenario:
     """Load a scenario from a TOML path, a dictionary or a :class:`Scenario`,
     apply overrides and validate it."""
     if isinstance(source, Scenario):
-        if not overrides and seed is None:
-            return source
-        doc, where = source.model_dump(by_alias=True, mode="json"), None
+        # Checked again as a document: a Scenario built by its constructor had
+        # its fields checked but not the whole (an application's unknown node
+        # reached the core as a KeyError), and its models do not check
+        # assignments, so one changed since it was loaded may hold anything.
+        doc, where = _dumped(source), None
     elif isinstance(source, dict):
         doc, where = source, None
     elif isinstance(source, (str, Path)):
@@ -427,7 +461,7 @@ def _problems_from(err: ValidationError, doc: dict[str, Any], root: type[BaseMod
         path, parent, fields = _walk(loc, root)
         has, value = _lookup(doc, fields)
         ctx = e.get("ctx") or {}
-        if kind == "extra_forbidden":
+        if kind in ("extra_forbidden", "no_such_attribute"):  # the second: an assignment (`sc.tcp.nosuch = 3`)
             allowed = ", ".join(_field_names(parent)) if parent else "see the README's scenario file reference"
             hint = _OTHER_FILE.get(loc[0], "") if len(loc) == 1 and loc[0] not in root.model_fields else ""
             out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}{hint}"))
