@@ -671,3 +671,43 @@ def test_a_scenario_built_or_changed_in_code_is_checked_as_a_file_is() -> None:
     assert str(exc.value).endswith(": cannot be written out as a scenario value (object)")
     sc.apps[-1] = {**doc["apps"][0], "name": "more", "size": "10kB"}
     assert tcplab.run(sc).flows["app"].tolist()[-1] == "more"
+
+
+def test_the_api_refuses_a_blank_or_unusable_output_directory(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = tcplab.run(BASE, overrides={"sim.duration": "1s"})
+    # Path('') is the working directory: save('') wrote every table there.
+    for where, message in (("", "out_dir = '': expected a directory's path (made if missing)"),
+                           (" ", "out_dir = ' ': expected a directory's path (made if missing)")):  # fmt: skip
+        with pytest.raises(tcplab.UsageError) as exc:
+            res.save(where)
+        assert str(exc.value) == f"invalid argument: {message}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(tcplab.UsageError) as exc:  # was FileExistsError
+        res.save("f")
+    assert str(exc.value) == "invalid argument: out_dir = 'f': is a file; expected a directory (made if missing)"
+    with pytest.raises(tcplab.UsageError) as exc:  # was FileExistsError too
+        res.save("f/g")
+    assert str(exc.value) == "invalid argument: out_dir = 'f/g': cannot create the directory: Not a directory"
+    with pytest.raises(tcplab.UsageError) as exc:  # a ValueError still, as before
+        res.save("d", fmt="xls")
+    assert isinstance(exc.value, ValueError)
+    assert str(exc.value) == "invalid argument: fmt = 'xls': expected 'csv' or 'parquet'"
+    assert [p.name for p in res.save("d")][-2:] == ["engine.json", "scenario.toml"]
+
+
+def test_a_study_from_python_checks_its_replications_and_output_directory(tmp_path, monkeypatch) -> None:
+    from tcplab.studies import hstcp, iw10
+
+    monkeypatch.chdir(tmp_path)
+    # True ran one replication, labelled "-rTrue"; 0 and "5" failed inside the sweep.
+    for bad in (True, 0, "5"):
+        with pytest.raises(tcplab.UsageError) as exc:
+            iw10.reproduce(quick=True, replications=bad, progress=False)  # type: ignore[arg-type]
+        assert str(exc.value) == f"invalid argument: replications = {tcplab.errors._shown(bad)}: expected a whole number, at least 1"
+    for study in (iw10, hstcp):
+        with pytest.raises(tcplab.UsageError) as exc:
+            study.reproduce(quick=True, out="", progress=False, replications=1) if study is iw10 else study.reproduce(quick=True, out="")
+        assert str(exc.value) == "invalid argument: out = '': expected a directory's path (made if missing)"
+    assert list(tmp_path.iterdir()) == []

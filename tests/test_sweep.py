@@ -854,9 +854,9 @@ def test_sweep_from_configs_checks_its_arguments_and_names_a_bad_configuration(t
     base = tcplab.scenario.read_toml(write_sweep(tmp_path).parent / "base.toml")
     store = str(tmp_path / "s.duckdb")
     # Zero replications and no configurations made a sweep of no runs; a bare scenario, an unpacking error.
-    with pytest.raises(ValueError, match=r"^replications must be a whole number, at least 1; got 0$"):
+    with pytest.raises(tcplab.UsageError, match=r"^invalid argument: replications = 0: expected a whole number, at least 1$"):
         sweep_from_configs("t", store, [({"iw": 1}, base)], 0)
-    with pytest.raises(ValueError, match=r"^configs is empty"):
+    with pytest.raises(tcplab.UsageError, match=r"^invalid argument: configs: is empty"):
         sweep_from_configs("t", store, [], 1)
     with pytest.raises(TypeError, match=r"^configs\[0\]: expected a \(factor levels, scenario dictionary\) pair of dicts; got tuple$"):
         sweep_from_configs("t", store, [(base,)], 1)  # type: ignore[list-item]
@@ -1114,3 +1114,29 @@ def test_a_base_scenarios_own_seed_is_said_to_be_replaced(tmp_path) -> None:
     r = CliRunner().invoke(main, ["sweep", str(tmp_path / "i.toml"), "--store", str(tmp_path / "i.duckdb"), "-q", "--jobs", "1"])
     assert r.exit_code == 0 and r.stderr == ("note: [base] sets sim.seed = 3, which the sweep replaces: replication r of every configuration "
                                              "runs the seed derived from (sweep.seed, r), here (1, r)\n"), r.output  # fmt: skip
+
+
+def test_run_sweep_refuses_bad_arguments_before_opening_the_store(tmp_path) -> None:
+    from tcplab.sweep import sweep_from_configs
+
+    base = tcplab.scenario.read_toml(write_sweep(tmp_path).parent / "base.toml")
+    store = tmp_path / "s.duckdb"
+    sw = sweep_from_configs("t", str(store), [({"iw": 1}, base)], 1)
+    # backend="foo" ran locally, jobs=0 on one worker, a scheduler with the
+    # local backend went unused, and on_result=5 stopped the sweep at its first write.
+    cases = [
+        (dict(backend="foo"), "backend = 'foo': allowed: 'local' or 'dask'"),
+        (dict(jobs=0), "jobs = 0: expected a number of worker processes, at least 1 (None: one per core)"),
+        (dict(jobs=True), "jobs = true: expected a number of worker processes, at least 1 (None: one per core)"),
+        (dict(scheduler="tcp://head:8786"), "scheduler = 'tcp://head:8786': applies with backend 'dask' only"),
+        (dict(backend="dask"), "scheduler: backend 'dask' needs the scheduler's address, such as 'tcp://head:8786'"),
+        (dict(backend="dask", jobs=2, scheduler="tcp://head:8786"), "jobs = 2: applies to backend 'local' only (with dask, the cluster's workers run the runs)"),
+        (dict(on_result=5), "on_result = 5: expected a function called with each stored Run, or None"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(tcplab.UsageError) as exc:
+            run_sweep(sw, progress=False, **kw)
+        assert str(exc.value) == f"invalid argument: {message}"
+    assert not store.exists()
+    with pytest.raises(TypeError, match=r"^sweep is a tcplab.sweep.Sweep \(load_sweep or sweep_from_configs makes one\), not str$"):
+        run_sweep("s.toml")  # type: ignore[arg-type]

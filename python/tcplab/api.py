@@ -237,9 +237,8 @@ class Result:
         the engine counters as engine.json and the scenario as scenario.toml
         (:meth:`scenario_toml`). Returns the files written, in that order."""
         if fmt not in ("csv", "parquet"):
-            raise ValueError(f"fmt {fmt!r}: expected 'csv' or 'parquet'")
-        d = Path(out_dir)
-        d.mkdir(parents=True, exist_ok=True)
+            raise UsageError([FieldProblem("fmt", "expected 'csv' or 'parquet'", fmt, True)])
+        d = out_directory("out_dir", out_dir)
         written = []
         for name in TABLES:
             frame = getattr(self, name)
@@ -252,6 +251,24 @@ class Result:
         (d / "engine.json").write_text(json.dumps(self.engine, sort_keys=True, indent=1) + "\n")
         (d / "scenario.toml").write_text(self.scenario_toml())
         return [*written, d / "engine.json", d / "scenario.toml"]
+
+
+def out_directory(arg: str, where: str | os.PathLike[str], what: str = "the directory") -> Path:
+    """The directory argument `arg` names, made if missing; a blank path
+    (`Path('')` is the working directory), a file or a directory that cannot
+    be made is a UsageError naming the argument."""
+    if not isinstance(where, (str, os.PathLike)):
+        raise TypeError(f"{arg} is a directory's path (str or pathlib.Path), not {type(where).__name__}")
+    if not str(where).strip():
+        raise UsageError([FieldProblem(arg, "expected a directory's path (made if missing)", str(where), True)])
+    d = Path(where)
+    if d.exists() and not d.is_dir():
+        raise UsageError([FieldProblem(arg, "is a file; expected a directory (made if missing)", str(d), True)])
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError([FieldProblem(arg, f"cannot create {what}: {e.strerror or e}", str(d), True)]) from None
+    return d
 
 
 def default_capture_links(sc: Scenario) -> list[str]:
@@ -475,15 +492,7 @@ def _run(
             if other != name:
                 raise ScenarioError([FieldProblem("trace.pcap", f"the captures of {other} and {name} would both be {name.replace('->', '-')}.pcap; "
                                                   "rename a node so that their names differ with '->' written '-'")], str(scenario) if isinstance(scenario, (str, Path)) else None)  # fmt: skip
-        if pcap is not None and not str(pcap).strip():  # Path('') is the working directory
-            raise UsageError([FieldProblem("pcap", "expected a directory's path (made if missing)", str(pcap), True)])
-        pcap_dir = Path("pcap" if pcap is None else pcap)
-        if pcap_dir.exists() and not pcap_dir.is_dir():
-            raise UsageError([FieldProblem("pcap", "is a file; expected a directory (made if missing)", str(pcap_dir), True)])
-        try:
-            pcap_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise UsageError([FieldProblem("pcap", f"cannot create the capture directory: {e.strerror or e}", str(pcap_dir), True)]) from None
+        pcap_dir = out_directory("pcap", "pcap" if pcap is None else pcap, "the capture directory")
     with no_gc():
         core = sc.to_core(None if pcap_dir is None else str(pcap_dir), packed=True)
         text, blobs = encode_packed(core)

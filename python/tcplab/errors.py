@@ -83,10 +83,11 @@ class SweepError(ScenarioError):
     what = "sweep"
 
 
-class UsageError(ScenarioError):
-    """A bad argument of a figure or an analysis (a command-line option, or
-    the parameter of the function behind it), not of the scenario: each
-    problem names the option, its value and what is allowed."""
+class UsageError(ScenarioError, ValueError):
+    """A bad argument of a figure, an analysis or a function of the API (a
+    command-line option, or the parameter of the function behind it), not of
+    the scenario: each problem names the option, its value and what is
+    allowed. A ValueError too, as Python's own bad arguments are."""
 
     what = "argument"
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .errors import TcplabError
+from .errors import FieldProblem, TcplabError, UsageError
 from .store import Store
 from .sweep import Run, Sweep
 from .worker import die_with_parent, execute, execute_many
@@ -204,8 +204,33 @@ def run_sweep(
         # A worker starting up is importing the script that started the
         # sweep (multiprocessing's own check for this, `_check_not_importing_main`).
         raise TcplabError(f"run_sweep was called by a worker process as it started: {GUARD_HINT}")
+    _check_arguments(sweep, jobs, backend, scheduler, on_result)
     with _HeldInterrupts() as interrupts:
         return _run(sweep, jobs, backend, scheduler, progress, on_result, interrupts)
+
+
+def _check_arguments(sweep: Any, jobs: Any, backend: Any, scheduler: Any, on_result: Any) -> None:
+    """run_sweep's arguments, refused before the store is opened:
+    `backend="foo"` ran locally, `jobs=0` or `-2` one worker, a `scheduler`
+    with the local backend was unused, and an `on_result` that is no
+    function stopped the sweep at its first write."""
+    if not isinstance(sweep, Sweep):
+        raise TypeError(f"sweep is a tcplab.sweep.Sweep (load_sweep or sweep_from_configs makes one), not {type(sweep).__name__}")
+    bad: list[FieldProblem] = []
+    if backend not in ("local", "dask"):
+        bad.append(FieldProblem("backend", "allowed: 'local' or 'dask'", backend, True))
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        bad.append(FieldProblem("jobs", "expected a number of worker processes, at least 1 (None: one per core)", jobs, True))
+    elif jobs is not None and backend == "dask":
+        bad.append(FieldProblem("jobs", "applies to backend 'local' only (with dask, the cluster's workers run the runs)", jobs, True))
+    if backend == "dask" and not scheduler:
+        bad.append(FieldProblem("scheduler", "backend 'dask' needs the scheduler's address, such as 'tcp://head:8786'"))
+    if scheduler is not None and backend == "local":
+        bad.append(FieldProblem("scheduler", "applies with backend 'dask' only", scheduler, True))
+    if on_result is not None and not callable(on_result):
+        bad.append(FieldProblem("on_result", "expected a function called with each stored Run, or None", on_result, True))
+    if bad:
+        raise UsageError(bad)
 
 
 def _run(sweep: Sweep, jobs: int | None, backend: str, scheduler: str | None, progress: bool,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import FieldProblem, ScenarioError, SweepError, is_field_path
+from .errors import FieldProblem, ScenarioError, SweepError, UsageError, is_field_path
 from .worker import execute, execute_many  # noqa: F401 - the sweep's runs, re-exported
 from .scenario import apply_overrides, field_path, read_toml, validate, value_at
 from .scenario.fields import Int, not_blank
@@ -277,6 +277,13 @@ def _base_level(base: dict[str, Any], sc: Any, name: str) -> Any:
     return json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else value
 
 
+def check_replications(replications: object) -> None:
+    """A replication count given to the API: a whole number, at least 1 (a
+    UsageError naming the argument otherwise; `True` is no count)."""
+    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
+        raise UsageError([FieldProblem("replications", "expected a whole number, at least 1", replications, True)])
+
+
 def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], replications: int, seed: int = 1,
                        traces: bool = False, shared_runs: bool = False) -> Sweep:  # fmt: skip
     """A sweep built in code: (factor levels, scenario dictionary) pairs, each
@@ -287,10 +294,9 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     run is simulated and stored once, and counted under both), as a
     study's one-at-a-time sensitivity rows do where a variant leaves a
     configuration as it was."""
-    if isinstance(replications, bool) or not isinstance(replications, int) or replications < 1:
-        raise ValueError(f"replications must be a whole number, at least 1; got {replications!r}")
+    check_replications(replications)
     if not configs:
-        raise ValueError("configs is empty: a sweep needs at least one (factor levels, scenario) pair")
+        raise UsageError([FieldProblem("configs", "is empty: a sweep needs at least one (factor levels, scenario) pair")])
     for ci, c in enumerate(configs):
         if not (isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], dict) and isinstance(c[1], dict)):
             raise TypeError(f"configs[{ci}]: expected a (factor levels, scenario dictionary) pair of dicts; got {type(c).__name__}")

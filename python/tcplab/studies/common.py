@@ -137,6 +137,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
     """Run (factor levels, scenario) pairs, `replications` times each, into
     OUT/STUDY.duckdb, as the sweep STUDY-quick or STUDY-full (plus `variant`,
     and for a variation a hash of `overrides`, the fields set in every run)."""
+    from ..api import out_directory
     from ..errors import ScenarioError
     from ..runner import run_sweep
     from ..sweep import sweep_from_configs
@@ -151,7 +152,7 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
         sw = sweep_from_configs(name, store, vary(study, configs, overrides, check=False), replications, seed=sweep_seed(overrides), shared_runs=True)
     except ScenarioError as e:
         raise ScenarioError(e.problems, f"{study} with --set" if overrides else e.source) from None
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_directory("out", out)
     rep = run_sweep(sw, jobs=jobs, progress=progress)
     if rep.interrupted:
         # Analyzing part of the runs would mislead (or fail): stop here.
@@ -173,10 +174,13 @@ def replications_of(mode: dict[str, Any], replications: int | None) -> tuple[int
     --replications) and what they add to its sweep's name (`-r30`, when
     they are not the mode's), so a store keeps both sweeps and shares
     their common runs."""
-    if replications is None or replications == mode["replications"]:
+    from ..sweep import check_replications
+
+    if replications is None:
         return mode["replications"], ""
-    if replications < 1:
-        raise ValueError(f"replications must be at least 1, not {replications}")
+    check_replications(replications)
+    if replications == mode["replications"]:
+        return mode["replications"], ""
     return replications, f"-r{replications}"
 
 
@@ -203,6 +207,7 @@ def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, A
     user to edit (`tcplab reproduce STUDY --export-scenarios DIR`)."""
     import importlib
 
+    from ..api import out_directory
     from ..scenario.loading import dumps_toml
 
     docs = vary(study, configs, overrides)
@@ -210,8 +215,7 @@ def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, A
         docs = first_replication(docs, sweep_seed(overrides))  # the seed its sweep gives replication 0
     names = [re.sub(r"[^A-Za-z0-9.+=-]", "_", "_".join(f"{k}-{v}" for k, v in levels.items())) + ".toml" for levels, _ in docs]
     assert len(set(names)) == len(names), "a study's configurations have distinct factor levels"
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_directory("out", out)
     paths = []
     for name, (_, doc) in zip(names, docs):
         (out_dir / name).write_text(dumps_toml(doc))

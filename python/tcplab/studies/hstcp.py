@@ -392,12 +392,13 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "h
     take milliseconds and run in this process."""
     from rich.console import Console
 
+    from ..api import out_directory
+
     console = console or Console()
-    out_dir = Path(out)
     seeds = 1 if quick else 3
     t0 = time.perf_counter()
     per, series = run_all(configurations(seeds), overrides)
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_directory("out", out)
     sens = sensitivity(overrides)
     wall = time.perf_counter() - t0
     cmp = compare(per)
