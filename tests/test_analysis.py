@@ -204,3 +204,28 @@ def test_the_analysis_does_not_import_scipy_stats() -> None:
             "print('scipy.stats' in sys.modules)")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_summarize_and_allocation_of_variation_name_a_bad_argument() -> None:
+    import tcplab
+
+    df, _ = synthetic(reps=2)
+    cols = "A, B, Z, y"
+    # Each was a KeyError, or (conf) intervals computed without a word.
+    cases = [
+        (lambda: summarize(df, ["A", "Q"], "y"), f"by = ['A', 'Q']: no such column: 'Q'; columns: {cols}"),
+        (lambda: summarize(df, ["A"], "x"), f"metric = 'x': no such column; columns: {cols}"),
+        (lambda: summarize(df, ["A"], "y", conf=2), "conf = 2: expected a confidence level between 0 and 1, such as 0.95"),
+        (lambda: summarize(df, ["A"], "y", conf=float("nan")), "conf = nan: expected a confidence level between 0 and 1, such as 0.95"),
+        (lambda: summarize(df, ["A"], "y", n_boot=0), "n_boot = 0: expected a number of bootstrap resamples, at least 1"),
+        (lambda: allocation_of_variation(df, ["A", "C"], "y"), f"factors = ['A', 'C']: no such column: 'C'; columns: {cols}"),
+        (lambda: allocation_of_variation(df, ["A", "B"], "y", conf=1), "conf = 1: expected a confidence level between 0 and 1, such as 0.95"),
+    ]
+    for call, message in cases:
+        with pytest.raises(tcplab.UsageError) as e:
+            call()
+        assert str(e.value) == f"invalid argument: {message}"
+    # One column named alone is a list of one, as pandas' groupby takes it: by="A" grouped by "A"'s letter.
+    assert summarize(df, "A", "y").equals(summarize(df, ["A"], "y"))
+    assert allocation_of_variation(df, "A", "y").table.equals(allocation_of_variation(df, ["A"], "y").table)
+    assert summarize(df, ["A"], "y", conf=np.float64(0.9)).equals(summarize(df, ["A"], "y", conf=0.9))

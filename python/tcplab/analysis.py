@@ -14,12 +14,14 @@ sum-to-zero contrasts.
 from __future__ import annotations
 
 import itertools
+import numbers
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .errors import FieldProblem, UsageError
 from .store import all_numbers, jain_index
 
 __all__ = ["summarize", "jain_index", "max_min_fair", "fairness_vs_max_min", "allocation_of_variation", "Anova", "t_ppf", "t_interval", "sem"]
@@ -75,6 +77,9 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max. A
     configuration of one run has no interval (NaN), not one of zero width."""
+    by = _columns_argument(df, by, "by", metric, conf)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
+        raise UsageError([FieldProblem("n_boot", "expected a number of bootstrap resamples, at least 1", n_boot, True)])
     rows = []
     # A categorical factor (a store's non-numeric levels) groups in its
     # categories' order, and only the combinations the runs have.
@@ -103,6 +108,26 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
         if isinstance(df[b].dtype, pd.CategoricalDtype) and b in out:
             out[b] = out[b].astype(df[b].dtype)
     return out
+
+
+def _columns_argument(df: pd.DataFrame, columns: str | Sequence[str], arg: str, metric: str, conf: float) -> list[str]:
+    """The columns `arg` names (one name alone is a list of one, as in
+    pandas' groupby: `by="iw"` grouped by "i" and "w"), each of them and
+    `metric` a column of `df`, and `conf` a level between 0 and 1; a
+    UsageError naming the argument otherwise (a KeyError, or intervals
+    computed at a confidence of 2 without a word)."""
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"df is a pandas DataFrame (one row per run, as Store.metric_table gives), not {type(df).__name__}")
+    names = [columns] if isinstance(columns, str) else list(columns)
+    have = ", ".join(map(str, df.columns))
+    bad = [FieldProblem(arg, f"no such column: {c!r}; columns: {have}", names, True) for c in names if c not in df.columns]
+    if not isinstance(metric, str) or metric not in df.columns:
+        bad.append(FieldProblem("metric", f"no such column; columns: {have}", metric, True))
+    if isinstance(conf, bool) or not isinstance(conf, numbers.Real) or not 0 < conf < 1:  # NaN fails this too
+        bad.append(FieldProblem("conf", "expected a confidence level between 0 and 1, such as 0.95", conf, True))
+    if bad:
+        raise UsageError(bad)
+    return names
 
 
 def censored_percentiles(x: Sequence[float], q: Sequence[float]) -> list[float]:
@@ -218,6 +243,7 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     same number of replications in every cell."""
     import statsmodels.formula.api as smf
 
+    factors = _columns_argument(df, factors, "factors", metric, conf)
     # The design's levels are those of every run, with a value or not: a
     # level whose runs have none is a missing cell, not a missing level.
     order = {f: [str(v) for v in level_order(df[f].dropna())] for f in factors}
