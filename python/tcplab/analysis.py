@@ -77,7 +77,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max. A
     configuration of one run has no interval (NaN), not one of zero width."""
-    by = _columns_argument(df, by, "by", metric, conf)
+    by = _checked_arguments(df, by, "by", metric, conf)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
         raise UsageError([FieldProblem("n_boot", "expected a number of bootstrap resamples, at least 1", n_boot, True)])
     rows = []
@@ -110,7 +110,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
     return out
 
 
-def _columns_argument(df: pd.DataFrame, columns: str | Sequence[str], arg: str, metric: str, conf: float) -> list[str]:
+def _checked_arguments(df: pd.DataFrame, columns: str | Sequence[str], arg: str, metric: str, conf: float) -> list[str]:
     """The columns `arg` names (one name alone is a list of one, as in
     pandas' groupby: `by="iw"` grouped by "i" and "w"), each of them and
     `metric` a column of `df`, and `conf` a level between 0 and 1; a
@@ -243,7 +243,7 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     same number of replications in every cell."""
     import statsmodels.formula.api as smf
 
-    factors = _columns_argument(df, factors, "factors", metric, conf)
+    factors = _checked_arguments(df, factors, "factors", metric, conf)
     # The design's levels are those of every run, with a value or not: a
     # level whose runs have none is a missing cell, not a missing level.
     order = {f: [str(v) for v in level_order(df[f].dropna())] for f in factors}

@@ -323,10 +323,10 @@ def load(source: str | Path | dict[str, Any] | Scenario, overrides: dict[str, An
     """Load a scenario from a TOML path, a dictionary or a :class:`Scenario`,
     apply overrides and validate it."""
     if isinstance(source, Scenario):
-        # Checked again as a document: a Scenario built by its constructor had
-        # its fields checked but not the whole (an application's unknown node
-        # reached the core as a KeyError), and its models do not check
-        # assignments, so one changed since it was loaded may hold anything.
+        # Checked again as a document: its models check each field as it is
+        # built or assigned, but not the whole (an application's unknown node
+        # reached the core as a KeyError), nor what a list is given
+        # (`sc.apps.append(...)`).
         doc, where = _dumped(source), None
     elif isinstance(source, dict):
         doc, where = source, None
