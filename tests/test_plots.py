@@ -187,3 +187,24 @@ def test_a_run_with_nothing_to_draw_says_why(tmp_path, figure, message) -> None:
     args = ["plot", figure, FF, "-o", str(tmp_path / "f.png"), "--set", "sim.duration=60s", "--set", "apps.0.start=100s"]
     r = CliRunner().invoke(main, args + (["--link", "r1->k1"] if figure == "seq" else []))
     assert (r.exit_code, r.output) == (2, "error: " + message)
+
+
+def test_figures_of_a_result_check_their_arguments_against_its_scenario(tmp_path) -> None:
+    res = tcplab.run(FF)
+    cases = [
+        # These drew "nothing to draw ... (or [trace] links does not log that link)", or (mss) a figure numbered by -5 bytes.
+        (lambda: seq_plot(res, tmp_path / "a.png", apps=["ftp9"]), "--app = 'ftp9': unknown application; allowed: tcp1"),
+        (lambda: plots.cwnd_plot(res, tmp_path / "a.png", apps=["ftp9"]), "--app = 'ftp9': unknown application; allowed: tcp1"),
+        (lambda: seq_plot(res, tmp_path / "a.png", link="r1->k9"), "--link = 'r1->k9': no such link; links: k1->r1, r1->k1, r1->s1, s1->r1"),
+        (lambda: seq_plot(res, tmp_path / "a.png", link="r1->k1", mss=-5),
+         "mss = -5: expected the segment size in bytes that numbers the packets, at least 1 (None: the scenario's)"),
+    ]  # fmt: skip
+    for call, message in cases:
+        with pytest.raises(tcplab.UsageError) as exc:
+            call()
+        assert str(exc.value) == f"invalid argument: {message}"
+    # One application named alone is a list of one: "tcp1" was taken as the applications t, c, p and 1.
+    a, b = tmp_path / "one.svg", tmp_path / "list.svg"
+    seq_plot(res, a, apps="tcp1", link="r1->k1")  # type: ignore[arg-type]
+    seq_plot(res, b, apps=["tcp1"], link="r1->k1")
+    assert a.read_bytes() == b.read_bytes()

@@ -97,6 +97,11 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
     application (or connection: see MAX_FLOWS_APART): transmissions as dots,
     retransmissions as circles, drops as crosses (the ns-2 test-suite figure)."""
     path = _check_out(out)
+    apps = _check_apps(res.scenario.app_names(), apps)
+    if link is not None and link not in res.scenario.link_names():
+        raise UsageError([FieldProblem("--link", f"no such link; links: {_few(sorted(res.scenario.link_names()), 'link directions')}", link, True)])
+    if mss is not None and (isinstance(mss, bool) or not isinstance(mss, int) or mss < 1):
+        raise UsageError([FieldProblem("mss", "expected the segment size in bytes that numbers the packets, at least 1 (None: the scenario's)", mss, True)])
     pk = res.packets
     pk = pk[pk.kind == "data"]
     if link is not None:
@@ -143,6 +148,7 @@ def seq_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None, li
 def cwnd_plot(res: Result, out: str | Path, apps: Sequence[str] | None = None) -> Path:
     """cwnd and ssthresh, in segments, against time, for each traced connection."""
     path = _check_out(out)
+    apps = _check_apps(res.scenario.app_names(), apps)
     tr = res.traces
     if apps:
         tr = tr[tr.app.isin(list(apps))]
@@ -236,16 +242,22 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     return save_figure(fig, path)
 
 
-def _checked(doc: dict[str, Any], apps: Sequence[str] | None) -> Any:
-    """The scenario of `doc`, with each of `apps` (the --app options) checked
-    against its applications' names."""
-    sc = load(doc)
-    names = sc.app_names()
-    unknown = [a for a in apps or () if a not in names]
+def _few(names: Sequence[str], what: str) -> str:
+    """Up to ten of `names`, and how many there are past that."""
+    return ", ".join(names[:10]) + (f", ... ({len(names)} {what})" if len(names) > 10 else "")
+
+
+def _check_apps(names: Sequence[str], apps: str | Sequence[str] | None) -> list[str] | None:
+    """`apps` (the --app options) as a list, each checked against the
+    scenario's application `names`; one name alone is a list of one (it was
+    taken letter by letter)."""
+    if apps is None:
+        return None
+    apps = [apps] if isinstance(apps, str) else list(apps)
+    unknown = [a for a in apps if a not in names]
     if unknown:
-        shown = ", ".join(names[:10]) + (f", ... ({len(names)} applications)" if len(names) > 10 else "")
-        raise UsageError([FieldProblem("--app", f"unknown application; allowed: {shown}", a, True) for a in unknown])
-    return sc
+        raise UsageError([FieldProblem("--app", f"unknown application; allowed: {_few(names, 'applications')}", a, True) for a in unknown])
+    return apps
 
 
 def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, apps: Sequence[str] | None = None,
@@ -257,13 +269,14 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
     doc = apply_overrides(doc, overrides)
     if seed is not None:
         doc = apply_overrides(doc, {"sim.seed": seed})
-    sc = _checked(doc, apps)
+    sc = load(doc)
+    apps = _check_apps(sc.app_names(), apps)
     if kind == "seq":
         # The bottleneck by default: a dumbbell's r0->r1, the wireless link toward the client.
         given = link
         link = link or {"dumbbell": "r0->r1", "wireless": "gw->m0"}.get(sc.topology.type)
         names = sorted(sc.link_names()) if link is None or link not in sc.link_names() else []
-        shown = ", ".join(names[:10]) + (f", ... ({len(names)} link directions)" if len(names) > 10 else "")
+        shown = _few(names, "link directions")
         if link is None:
             raise UsageError([FieldProblem("--link", f"required for an explicit topology; its links: {shown}")])
         if names:
