@@ -169,6 +169,30 @@ def test_max_min_fair_shares_hand_example() -> None:
     assert fairness_vs_max_min([1.0, 0.0, 0.75, 0.75], [0.5, 0.5, 0.75, 0.75]) < 0.8
 
 
+def test_fairness_functions_refuse_what_they_would_misread() -> None:
+    import tcplab
+
+    cases = [
+        # [-1, 2] gave 0.1; [1, 2] against one share was broadcast and gave 0.9.
+        (lambda: jain_index([-1, 2]), "x = [-1.0, 2.0]: expected amounts of 0 or more"),
+        (lambda: fairness_vs_max_min([1, 2], [1]), "fair: gives 1 fair shares for 2 throughputs; expected one each"),
+        (lambda: fairness_vs_max_min([1, 2], [0, 1]), "fair = [0, 1]: expected fair shares above 0 (a throughput is divided by its share)"),
+        # A path given as a string was read letter by letter; a negative capacity gave negative rates;
+        # a short demand list was an IndexError, an unknown link a KeyError.
+        (lambda: max_min_fair({"ab": 1.0}, ["ab"]), "paths[0] = 'ab': expected a list of the links the flow crosses"),
+        (lambda: max_min_fair({"A": -1.0}, [["A"]]), "capacity['A'] = -1.0: expected a rate, at least 0"),
+        (lambda: max_min_fair({"A": 1.0}, [["A"], ["A"]], demand=[1.0]), "demand: gives 1 demands for 2 flows; expected one per path"),
+        (lambda: max_min_fair({"A": 1.0}, [["A"], ["A"]], demand=[-1.0, 1.0]), "demand[0] = -1.0: expected a rate, at least 0 (inf: no limit)"),
+        (lambda: max_min_fair({"A": 1.0}, [["B"]]), "paths[0] = ['B']: crosses 'B', which has no capacity; links: 'A'"),
+        (lambda: max_min_fair({"A": 1.0}, [[], ["A"]]), "paths: a flow crosses no link and has no demand: its fair rate is unbounded"),
+    ]
+    for call, message in cases:
+        with pytest.raises(tcplab.UsageError) as e:
+            call()
+        assert str(e.value) == f"invalid argument: {message}"
+    assert max_min_fair({"A": 1.0}, [["A"], ["A"]], demand=[np.inf, 0.25]) == pytest.approx([0.75, 0.25])
+
+
 def test_intervals_equal_scipy_stats_to_the_last_bit() -> None:
     """The intervals are computed without importing scipy.stats, as it computes them:
     t-intervals and quantiles, the standard error, and the median's percentile

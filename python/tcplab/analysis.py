@@ -188,16 +188,28 @@ def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], 
     """Max-min fair rates of flows over links, by water-filling: raise every
     unfrozen flow's rate equally until a link fills (or a flow meets its
     demand), freeze the flows through it, repeat."""
+    bad: list[FieldProblem] = []
+    bad += [FieldProblem(f"capacity[{k!r}]", "expected a rate, at least 0", c, True) for k, c in capacity.items()
+            if isinstance(c, bool) or not isinstance(c, numbers.Real) or not 0 <= c < np.inf]  # fmt: skip
+    # A path is the links a flow crosses: a string would be taken letter by letter.
+    bad += [FieldProblem(f"paths[{i}]", "expected a list of the links the flow crosses", p, True) for i, p in enumerate(paths) if isinstance(p, str)]
+    if bad:
+        raise UsageError(bad)
     paths = [list(p) for p in paths]
     n = len(paths)
+    bad += [FieldProblem(f"paths[{i}]", f"crosses {link!r}, which has no capacity; links: {', '.join(map(repr, capacity))}", p, True)
+            for i, p in enumerate(paths) for link in p if link not in capacity]  # fmt: skip
+    if demand is not None and len(demand) != n:
+        bad.append(FieldProblem("demand", f"gives {len(demand)} demands for {n} flows; expected one per path"))
+    elif demand is not None:
+        bad += [FieldProblem(f"demand[{i}]", "expected a rate, at least 0 (inf: no limit)", d, True) for i, d in enumerate(demand)
+                if isinstance(d, bool) or not isinstance(d, numbers.Real) or not d >= 0]  # fmt: skip
+    if bad:
+        raise UsageError(bad)
     rate = np.zeros(n)
     frozen = np.zeros(n, dtype=bool)
     want = np.full(n, np.inf) if demand is None else np.asarray(demand, dtype=float)
     left = dict(capacity)
-    for i, p in enumerate(paths):
-        for link in p:
-            if link not in left:
-                raise KeyError(f"flow {i} crosses link {link!r}, which has no capacity")
     while not frozen.all():
         active = ~frozen
         # The largest equal increment before a link fills or a flow is satisfied.
@@ -208,7 +220,7 @@ def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], 
                 inc = min(inc, cap / users)
         inc = min(inc, float(np.min(want[active] - rate[active])))
         if not np.isfinite(inc):
-            raise ValueError("a flow crosses no link and has no demand: its fair rate is unbounded")
+            raise UsageError([FieldProblem("paths", "a flow crosses no link and has no demand: its fair rate is unbounded")])
         for i in np.flatnonzero(active):
             rate[i] += inc
             for link in paths[i]:
@@ -221,8 +233,12 @@ def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], 
 
 def fairness_vs_max_min(throughput: Sequence[float], fair: Sequence[float]) -> float:
     """Jain's index of throughputs normalized by their max-min fair shares."""
-    x = np.asarray(throughput, dtype=float) / np.asarray(fair, dtype=float)
-    return jain_index(x)
+    x, e = np.asarray(throughput, dtype=float), np.asarray(fair, dtype=float)
+    if x.shape != e.shape:  # [1, 2] against [1] was broadcast, and gave 0.9
+        raise UsageError([FieldProblem("fair", f"gives {e.size} fair shares for {x.size} throughputs; expected one each")])
+    if not (e > 0).all():
+        raise UsageError([FieldProblem("fair", "expected fair shares above 0 (a throughput is divided by its share)", list(fair), True)])
+    return jain_index(x / e)
 
 
 @dataclass
