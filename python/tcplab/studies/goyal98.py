@@ -313,6 +313,7 @@ def per_run(store: str, run_ids: "Sequence[str]", overrides: dict[str, Any] | No
             caps[f["link"]] = link_capacity(f["link"], overrides)[0]
         t, cap = float(r.sim_seconds), caps[f["link"]]
         m = run_metrics(g.got * 8 / t, g.asked * 8 / t, cap)
+        m["offered"] = float(g.asked.sum() * 8 / t / cap)  # what the clients asked for, as a fraction of C
         # The same index against a time-resolved reference: each client's
         # share of an ideal max-min fair server given when its pages came.
         idx = {a: i for i, a in enumerate(g.app)}
@@ -606,9 +607,9 @@ def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Chec
         f"- **Fairness hardly depends on the configuration here.** Configuration means range from {fair.min():.3f} to "
         f"{fair.max():.3f}; the error term (the three-factor interaction and, with replications, the runs' spread) "
         f"holds {err['wan']:.0f}% of WAN fairness's variation ({err['meo']:.0f}% MEO, {err['geo']:.0f}% GEO). The "
-        "slides' WAN fairness rose clearly with the buffer. Our demands are heavy-tailed per client (SPECweb96's "
-        "largest files are 0.8-7.4 MB), so e_i varies widely, and a client whose pages happen to be in progress "
-        "at 100 s falls short of its share whatever the switch does."
+        "slides' WAN fairness rose clearly with the buffer. Our demands are heavy-tailed per client (the file set's "
+        f"mean is {MEAN_FILE_BYTES / 1e3:.1f} KB, its largest file {max(b for b, _ in fileset()) / 1e6:.1f} MB), so e_i varies widely, "
+        "and a client whose pages happen to be in progress at 100 s falls short of its share whatever the switch does."
     )
     if per.rep.nunique() > 1:
         # The slides' model has one run per configuration; ours has replications that share their seed across configurations.
@@ -665,8 +666,10 @@ def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Chec
         f"MEO {share(an, 'meo', 'efficiency', 'flavour'):.0f}%, GEO {share(an, 'geo', 'efficiency', 'flavour'):.0f}% against the "
         f"slides' 57/57/61%) comes mostly from vanilla TCP (WAN efficiency {vs['vanilla']:.3f} against {vs.drop('vanilla').min():.3f}-"
         f"{vs.drop('vanilla').max():.3f} for the others): without fast retransmit every loss waits for a timeout, at least "
-        "two of ns-2's 100 ms ticks. The buffer explains less than in the slides, because 119-127% of the T3's capacity is "
-        "offered and the link stays busy with some buffer or other."
+        "two of ns-2's 100 ms ticks. The buffer explains less than in the slides, because the clients ask for "
+        f"{100 * per.offered.min():.0f}-{100 * per.offered.max():.0f}% of C by run (means: "
+        + ", ".join(f"{link.upper()} {100 * per[per.link == link].offered.mean():.0f}%" for link in LINKS)
+        + ") and the link stays busy with some buffer or other."
     )
     failed = [name for name, ok, _ in alloc + cl if not ok]
     if failed:
