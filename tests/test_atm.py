@@ -247,7 +247,7 @@ def test_the_report_analyses_fairness_with_the_replications_as_blocks() -> None:
                         rows.append({"link": link, "flavour": f, "buffer": b, "policy": p, "rep": rep,
                                      "efficiency": 0.9 + 0.01 * i + 0.03 * rep, "fairness": 0.9 + 0.01 * j + 0.05 * rep,
                                      "fairness_backlogged": 0.8 + 0.01 * j + 0.1 * (f == "vanilla"), "backlogged": 30 + 10 * rep,
-                                     "served": 0.9})  # fmt: skip
+                                     "served": 0.9, "offered": 1.2 if link == "wan" else 1.1})  # fmt: skip
     per = pd.DataFrame(rows)
     an = goyal98.analyses(per)
     assert goyal98.share(an, "wan", "fairness", "buffer") < 10
@@ -255,6 +255,9 @@ def test_the_report_analyses_fairness_with_the_replications_as_blocks() -> None:
     assert "the buffer explains 100% of WAN fairness's variation (flavour 0%)" in bullet
     assert "removed first), 100% (flavour 0%)" in bullet
     assert "the flavour 100% and 100% of MEO's efficiency variation and 100% and 100% of GEO's" in bullet
+    # The offered load is the runs', not a fixed figure.
+    share = next(b for b in goyal98.differences(per, an, [], []) if b.startswith("- **The flavour's share"))
+    assert "the clients ask for 110-120% of C by run (means: WAN 120%, MEO 110%, GEO 110%)" in share
     made = next(b for b in goyal98.differences(per, an, [], []) if b.startswith("- **What WAN fairness"))
     assert "On average 35 of the 100 clients ask for more than their max-min share" in made
     # Flavour means: vanilla 0.9x, the others 0.8x, so the mean over flavours is 0.825 + 0.01 j.
