@@ -221,3 +221,25 @@ def test_the_report_compares_http11_gains_from_the_tables() -> None:
     assert ": larger at every IW, where the RFC's are smaller (" in larger
     mixed = _http11_gains({"table1": t1, "table4": table([16.0, 20.0, 26.0], [11.7, 19.3, 22.8])})
     assert ": smaller at some IWs and larger at others, where the RFC's are smaller at every IW (" in mixed
+
+
+def test_the_report_accounts_for_load_and_drops_from_table_2() -> None:
+    # It said the rows with two or three FTPs dropped close to the RFC's, while 8/2 dropped 0.38 of it.
+    import pandas as pd
+
+    from tcplab.studies.rfc2415 import _load_and_drops
+
+    rows = []
+    for webs in (8, 16, 32):
+        for ftps in range(4):
+            r = {"webs": webs, "ftps": ftps, "util1": webs * 2.5, "rfc_util1": webs * 2.5 + 10}
+            for iw in (1, 2, 3, 4):  # 8/1 at a tenth of the RFC's, 8/2 at half, every other row at the RFC's
+                r[f"rfc_drop{iw}"] = 2.0
+                r[f"drop{iw}"] = 0.2 if (webs, ftps) == (8, 1) else 1.0 if (webs, ftps) == (8, 2) else 2.0
+            rows.append(r)
+    text = _load_and_drops({"table2": pd.DataFrame(rows)})
+    assert "Our web load without FTPs is below the RFC's in every row (Table 2 at IW 1: 8 webs 20% against 30%, 16 webs 40% against 50%, " \
+           "32 webs 80% against 90%)." in text
+    # The copied 32-web rows with 0-2 FTPs are not scored.
+    assert text.endswith("webs/FTPs): 8/1 0.10, 8/2 0.50, 8/3 1.00, 16/1 1.00, 16/2 1.00, 16/3 1.00, 32/3 1.00; far below it (under 0.65) in "
+                         "8/1, 8/2, where the FTPs leave the bottleneck room that our lighter web load does not fill (see the calibration above).")
