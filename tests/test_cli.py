@@ -422,3 +422,6 @@ def test_analyze_says_which_factors_its_table_pools_over(tmp_path, monkeypatch) 
     plots.store_plot(store, "iw", "fct_s", tmp_path / "a.png")
     plots.store_plot(store, "iw", "fct_s", tmp_path / "b.png", hue="cc")
     assert [f.axes[0].get_title() for f in drawn] == ["pooled over tcp.cc (sack, reno)", ""]
+    # Numeric levels are placed by value, with a tick at each level (IW 1 and 4 had ticks at 1.5, 2.0, ..., 3.5).
+    assert [list(f.axes[0].get_xticks()) for f in drawn] == [[1.0, 4.0], [1.0, 4.0]]
+    assert [t.get_text() for t in drawn[0].axes[0].get_xticklabels()] == ["1", "4"]

@@ -54,6 +54,9 @@ def _check_out(out: str | Path) -> Path:
     return p
 
 
+#: Up to this many numeric levels, a store's figure puts an x tick at each.
+MAX_LEVEL_TICKS = 12
+
 #: Up to this many connections, a figure tells them apart: a colour each
 #: (seq: for the connections of an application of several, as a burst's);
 #: past it, a colour per application.
@@ -335,6 +338,9 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         ax.errorbar(xv, center, yerr=[center - lo, hi - center], marker="o", capsize=3, label=None if level is None else f"{hue} = {level}")
     if ticks is not None:
         ax.set_xticks(range(len(ticks)), [str(t) for t in ticks])
+    elif len(levels := sorted(summary[xs].dropna().unique())) <= MAX_LEVEL_TICKS:
+        # A tick at each level, not matplotlib's round numbers: IW 1, 2 and 4 had ticks at 1.5, 2.5 and 3.5.
+        ax.set_xticks(levels, [f"{v:g}" for v in levels])
     ax.set_xlabel(x)
     alone = "; none for a single run" if (summary.n == 1).any() else ""
     ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
