@@ -293,7 +293,7 @@ def _dumped(sc: Scenario) -> dict[str, Any]:
     validated, but a list's contents are not (`sc.apps.append(...)`): a
     value there that cannot be written out is refused, naming its field."""
     try:
-        return sc.model_dump(by_alias=True, mode="json", warnings=False)
+        return sc.model_dump(by_alias=True, mode="json", exclude_unset=True, warnings=False)
     except PydanticSerializationError:
         pass
     # Which field: the first whose own dump fails, found by walking the models.
