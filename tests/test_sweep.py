@@ -1140,3 +1140,27 @@ def test_run_sweep_refuses_bad_arguments_before_opening_the_store(tmp_path) -> N
     assert not store.exists()
     with pytest.raises(TypeError, match=r"^sweep is a tcplab.sweep.Sweep \(load_sweep or sweep_from_configs makes one\), not str$"):
         run_sweep("s.toml")  # type: ignore[arg-type]
+
+
+def test_sweep_from_configs_and_load_sweep_refuse_blank_names_and_stores(tmp_path) -> None:
+    from tcplab.sweep import load_sweep, sweep_from_configs
+
+    path = write_sweep(tmp_path)
+    base = tcplab.scenario.read_toml(path.parent / "base.toml")
+    store = str(tmp_path / "s.duckdb")
+    # Each built a sweep: a blank store runs into DuckDB's database in memory
+    # and keeps nothing; seed=True was hashed as a seed of its own.
+    cases = [
+        (lambda: sweep_from_configs("", store, [({"iw": 1}, base)], 1), "name = '': expected a non-blank string"),
+        (lambda: sweep_from_configs("t", " ", [({"iw": 1}, base)], 1), "store = ' ': expected a non-blank string"),
+        (lambda: sweep_from_configs("t", store, [({"iw": 1}, base)], 1, seed=-1), "seed = -1: expected a whole number, at least 0"),
+        (lambda: sweep_from_configs("t", store, [({"iw": 1}, base)], 1, seed=True), "seed = true: expected a whole number, at least 0"),
+        (lambda: sweep_from_configs("t", store, [({1: 1}, base)], 1), "configs[0][0] = [1]: expected factor names that are non-blank strings"),
+        # The file's store, without a word.
+        (lambda: load_sweep(path, store=""), "store = '': expected a store's path, or None for the sweep file's"),
+    ]  # fmt: skip
+    for call, message in cases:
+        with pytest.raises(tcplab.UsageError) as exc:
+            call()
+        assert str(exc.value) == f"invalid argument: {message}"
+    assert load_sweep(path, store=store).store == store

@@ -118,7 +118,10 @@ def _check_core(core_json: str) -> None:
 
 
 def load_sweep(path: str | Path, store: str | None = None) -> Sweep:
-    """Read and check a sweep file; every configuration is validated here."""
+    """Read and check a sweep file; every configuration is validated here.
+    `store` replaces the file's store (None: the file's)."""
+    if store is not None and (not isinstance(store, str) or not store.strip()):  # '' went to the file's store without a word
+        raise UsageError([FieldProblem("store", "expected a store's path, or None for the sweep file's", store, True)])
     p = Path(path)
     try:
         raw = read_toml(p)
@@ -295,11 +298,19 @@ def sweep_from_configs(name: str, store: str, configs: list[tuple[dict[str, Any]
     study's one-at-a-time sensitivity rows do where a variant leaves a
     configuration as it was."""
     check_replications(replications)
+    bad = [FieldProblem(arg, "expected a non-blank string", v, True) for arg, v in (("name", name), ("store", store))
+           if not isinstance(v, str) or not v.strip()]  # a blank store was DuckDB's database in memory  # fmt: skip
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:  # as a sweep file's seed; True was hashed as another seed
+        bad.append(FieldProblem("seed", "expected a whole number, at least 0", seed, True))
+    if bad:
+        raise UsageError(bad)
     if not configs:
         raise UsageError([FieldProblem("configs", "is empty: a sweep needs at least one (factor levels, scenario) pair")])
     for ci, c in enumerate(configs):
         if not (isinstance(c, tuple) and len(c) == 2 and isinstance(c[0], dict) and isinstance(c[1], dict)):
             raise TypeError(f"configs[{ci}]: expected a (factor levels, scenario dictionary) pair of dicts; got {type(c).__name__}")
+        if not all(isinstance(k, str) and k.strip() for k in c[0]):  # a factor is named in the store's tables
+            raise UsageError([FieldProblem(f"configs[{ci}][0]", "expected factor names that are non-blank strings", list(c[0]), True)])
     _check_size(len(configs), replications, f"{len(configs)} configurations", name, "replications", "run fewer replications")
     names = sorted({k for levels, _ in configs for k in levels})
     sweep = Sweep(name=name, store=store, traces=traces, factor_names=names)
