@@ -310,3 +310,13 @@ def test_a_study_whose_runs_failed_stops_before_its_analysis(tmp_path, monkeypat
     assert res.output.startswith("error: iw10-quick-r1: 80 of 80 runs failed, so the study is not analyzed; the first: "), res.output
     assert "a deliberate panic" in res.output and "the same command runs the failed ones again" in res.output
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["iw10.duckdb"]
+
+
+def test_a_study_from_python_says_what_overrides_are(tmp_path) -> None:
+    from tcplab.studies import hstcp, iw10
+
+    # A list of FIELD=VALUE strings was an AttributeError ('list' object has no attribute 'items').
+    for study in (iw10, hstcp):
+        with pytest.raises(TypeError, match=r"^overrides map field paths to values, such as \{'tcp.iw': 4\}; got list$"):
+            study.reproduce(quick=True, progress=False, out=str(tmp_path / "o"), overrides=["tcp.cc=cubic"])  # type: ignore[arg-type]
+    assert not (tmp_path / "o").exists()

@@ -51,6 +51,10 @@ def vary(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]],
     of a field the study varies (it differs between two configurations) is
     refused, naming the field and two levels where it differs; so is one
     that makes two of its configurations one run."""
+    from collections.abc import Mapping
+
+    if overrides is not None and not isinstance(overrides, Mapping):  # a list was an AttributeError
+        raise TypeError(f"overrides map field paths to values, such as {{'tcp.iw': 4}}; got {type(overrides).__name__}")
     if not overrides:
         return configs
     from ..errors import FieldProblem, ScenarioError
