@@ -208,3 +208,16 @@ def test_figures_of_a_result_check_their_arguments_against_its_scenario(tmp_path
     seq_plot(res, a, apps="tcp1", link="r1->k1")  # type: ignore[arg-type]
     seq_plot(res, b, apps=["tcp1"], link="r1->k1")
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_a_figure_of_a_run_loads_its_scenario_as_tcplab_run_does(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    # --seed 3 beside --set sim.seed=4 drew seed 3 without a word.
+    r = CliRunner().invoke(main, ["plot", "cwnd", FF, "--seed", "3", "--set", "sim.seed=4", "-o", "c.png"])
+    assert r.exit_code == 2 and not (tmp_path / "c.png").exists()
+    assert r.output == f"error: invalid scenario in {FF}: sim.seed: is given twice, as 3 (the seed option) and as 4 (sim.seed); give it once\n"
+    # A list of overrides was an AttributeError; a Scenario is taken as tcplab.run takes it.
+    with pytest.raises(TypeError, match=r"^overrides map field paths to values, such as \{'tcp.iw': 4\}; got list$"):
+        plots.plot_run("cwnd", FF, "c.png", overrides=["tcp.iw=4"])  # type: ignore[arg-type]
+    a, b = plots.plot_run("seq", tcplab.load(FF), "a.svg", link="r1->k1"), plots.plot_run("seq", FF, "b.svg", link="r1->k1")
+    assert a.read_bytes() == b.read_bytes()

@@ -19,7 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from .api import Result, run  # noqa: E402
 from .errors import FieldProblem, ScenarioError, UsageError  # noqa: E402
-from .scenario import apply_overrides, load, read_toml  # noqa: E402
+from .scenario import Scenario, load  # noqa: E402
 from .units import format_percent  # noqa: E402
 
 FORMATS = (".png", ".svg")
@@ -263,16 +263,15 @@ def _check_apps(names: Sequence[str], apps: str | Sequence[str] | None) -> list[
     return apps
 
 
-def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, apps: Sequence[str] | None = None,
+def plot_run(kind: str, scenario: "str | Path | dict[str, Any] | Scenario", out: str | Path, apps: Sequence[str] | None = None,
              link: str | None = None, overrides: dict[str, Any] | None = None, seed: int | None = None) -> Path:  # fmt: skip
-    """Run `scenario` with the tracing a figure needs and draw it ('seq',
-    'cwnd', or 'web100-VIEW' for a view of WEB100_VIEWS)."""
+    """Run `scenario` (what tcplab.run takes) with the tracing a figure needs
+    and draw it ('seq', 'cwnd', or 'web100-VIEW' for a view of WEB100_VIEWS)."""
     _check_out(out)
-    doc = scenario if isinstance(scenario, dict) else read_toml(scenario)
-    doc = apply_overrides(doc, overrides)
-    if seed is not None:
-        doc = apply_overrides(doc, {"sim.seed": seed})
-    sc = load(doc)
+    # As tcplab.run loads it: a seed given here and in the overrides as well
+    # is refused (the seed won), and a list of overrides is a TypeError that
+    # says what they are (it was an AttributeError).
+    sc = load(scenario, overrides, seed)
     apps = _check_apps(sc.app_names(), apps)
     if kind == "seq":
         # The bottleneck by default: a dumbbell's r0->r1, the wireless link toward the client.
@@ -284,15 +283,14 @@ def plot_run(kind: str, scenario: str | Path | dict[str, Any], out: str | Path, 
             raise UsageError([FieldProblem("--link", f"required for an explicit topology; its links: {shown}")])
         if names:
             raise UsageError([FieldProblem("--link", f"no such link; links: {shown}", given, True)])
-        doc = apply_overrides(doc, {"trace.links": [link]})
-        return seq_plot(run(doc), out, apps, link)
+        return seq_plot(run(sc, {"trace.links": [link]}), out, apps, link)
     if kind == "cwnd":
         extra: dict[str, Any] = {"trace.on_change": True}
         if apps:
             extra["trace.apps"] = list(apps)
-        return cwnd_plot(run(apply_overrides(doc, extra)), out, apps)
+        return cwnd_plot(run(sc, extra), out, apps)
     if kind.startswith("web100-") and kind[7:] in WEB100_VIEWS:
-        w = run(apply_overrides(doc, {"trace.web100": True})).web100
+        w = run(sc, {"trace.web100": True}).web100
         if apps:
             w = w[w.app.isin(list(apps))]
         return web100_plot({"": w}, out, kind[7:])
