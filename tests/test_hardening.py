@@ -431,3 +431,39 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
         assert json.dumps(again.to_core()) == core, doc
         accepted += 1
     assert 350 <= accepted <= 550  # 436 today (438 before true and false were refused as numbers): most mutations are refused
+
+
+def test_ctrl_c_stops_a_run_in_its_loop() -> None:
+    """A run in the main thread went on to its end under Ctrl-C (the
+    interpreter handles a signal only between bytecodes): `interruptibly`
+    runs it on a helper thread, and Ctrl-C sets the core's cancel flag. The
+    signal is sent as the loop starts, in a run of 100,000 s; the core
+    reports its cancellation, and the caller gets the KeyboardInterrupt."""
+    import os
+    import signal
+
+    from tcplab import api
+
+    sc = tcplab.load(dumbbell(duration="100000s", bottleneck_rate="1Gbps", apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}]))
+    text, blobs = api.encode_packed(sc.to_core(None, packed=True))
+    seen: list[str] = []
+
+    def call(cancel):
+        try:
+            return api.run_core_columns(text, sc.sim.seed, blobs, at_loop=lambda: os.kill(os.getpid(), signal.SIGINT), cancel=cancel)
+        except tcplab.ScenarioError as e:
+            seen.append(str(e))
+            raise
+
+    with pytest.raises(KeyboardInterrupt):
+        api.interruptibly(call)
+    assert len(seen) == 1 and seen[0].startswith("invalid scenario: scenario: the run was cancelled at "), seen
+    # Off the main thread (no signal reaches it) the run is the caller's, with no flag; the results are the same.
+    import threading
+
+    short = dumbbell(duration="2s")
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(tcplab.run(short).to_json()))
+    worker.start()
+    worker.join()
+    assert api.without_wall_clock(json.loads(out[0])["engine"]) == api.without_wall_clock(json.loads(tcplab.run(short).to_json())["engine"])

@@ -11,7 +11,16 @@ def run_json(scenario: str, columns: bool = False) -> str:
     """Run a normalized scenario given as JSON text; return the results as JSON
     text: each table a list of rows, or with `columns`, an object of columns."""
 
-def run_columns(scenario: str, blobs: list[bytes] = ...) -> tuple[str, list[bytearray]]:
+class Cancel:
+    """A flag that stops a run's loop once set (from any thread); the run then
+    raises CoreScenarioError ("the run was cancelled")."""
+
+    def set(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+def check_json(scenario: str) -> None: ...
+def toml_to_json(text: str) -> str | None: ...
+def run_columns(scenario: str, blobs: list[bytes] = ..., at_loop: object = None, cancel: Cancel | None = None) -> tuple[str, list[bytearray]]:
     """Run a normalized scenario (whose packed integer columns may be
     ``{"bin": k, "dtype": "<u4" | "<u8"}``, the little-endian bytes of
     ``blobs[k]``); return its results as columns: JSON text in which each

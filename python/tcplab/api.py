@@ -10,7 +10,7 @@ from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import _core
 from ._bulk import no_gc
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from .scenario import Scenario
+
+T = TypeVar("T")
 
 
 #: The result columns that may hold no value (a transfer of unbounded size, a
@@ -253,6 +255,56 @@ class Result:
         return [*written, d / "engine.json", d / "scenario.toml"]
 
 
+def interruptibly(call: Callable[[Any], T]) -> T:
+    """`call(cancel)` (a run of the core, which stops its loop once `cancel`
+    is set) made stoppable by Ctrl-C: the core holds no lock Python needs,
+    but the interpreter only handles a signal when the main thread runs
+    Python code, so a run in the main thread went on to its end (a 100,000 s
+    run took its 13 s and printed its results). So the run goes to a helper
+    thread while the main thread waits: Ctrl-C there sets `cancel`, the loop
+    stops within `CANCEL_EVERY` events (a few ms), and the KeyboardInterrupt
+    is raised here. Off the main thread, which no signal reaches, `call`
+    runs here with no flag."""
+    if threading.current_thread() is not threading.main_thread():
+        return call(None)
+    cancel = _core.Cancel()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["out"] = call(cancel)
+        except BaseException as e:  # raised in the caller's thread below
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=target, name="tcplab-run", daemon=True).start()
+    # An Event, not Thread.join: Python 3.11's join, interrupted, marks the
+    # thread finished while it runs (bpo-45274's fix releases its lock), and
+    # an interpreter that then exits under a thread still in the core aborts
+    # the process ("FATAL: exception not rethrown") when the core returns.
+    # Waited for in steps, so that a signal another thread took (or
+    # `_thread.interrupt_main`), which wakes no wait, is handled within one.
+    try:
+        while not done.wait(0.05):
+            pass
+    except BaseException:  # KeyboardInterrupt, or what a handler of the user's raised
+        cancel.set()
+        # The loop stops within CANCEL_EVERY events; set-up or the results
+        # (a second or two at 100,000 flows) run to their end. Until then a
+        # second Ctrl-C waits too: the process must not exit under the core.
+        while not done.is_set():
+            try:
+                done.wait(0.05)
+            except KeyboardInterrupt:
+                pass
+        raise
+    if "error" in box:
+        raise box.pop("error")
+    return box["out"]
+
+
 def out_directory(arg: str, where: str | os.PathLike[str], what: str = "the directory") -> Path:
     """The directory argument `arg` names, made if missing; a blank path
     (`Path('')` is the working directory), a file or a directory that cannot
@@ -326,7 +378,7 @@ def check_core(core_doc: str) -> None:
 
 
 def run_core_columns(
-    core_doc: str, seed: int | None = None, blobs: list[bytes] | None = None, reproducer: Any = None, at_loop: Any = None
+    core_doc: str, seed: int | None = None, blobs: list[bytes] | None = None, reproducer: Any = None, at_loop: Any = None, cancel: Any = None
 ) -> dict[str, Any]:
     """Run a normalized scenario in the core and return its results with each
     table as columns: ``array.array`` where a column is all numbers (64-bit
@@ -334,9 +386,10 @@ def run_core_columns(
     otherwise. `blobs`: the bytes the document's packed columns refer to (see
     :func:`encode_packed`); `reproducer` gives a document that runs on its
     own, for the report of a panic; `at_loop` is called once the core has
-    built the simulation, just before its loop. Errors as :func:`run_core`."""
+    built the simulation, just before its loop; `cancel`, a ``_core.Cancel``,
+    stops the loop once set. Errors as :func:`run_core`."""
     sent = blobs or []
-    text, blobs = _call_core(lambda d: _core.run_columns(d, sent, at_loop), core_doc, seed, reproducer)
+    text, blobs = _call_core(lambda d: _core.run_columns(d, sent, at_loop, cancel), core_doc, seed, reproducer)
     data = json.loads(text)
     for name in TABLES if blobs else ():
         table = data[name]
@@ -498,7 +551,8 @@ def _run(
         text, blobs = encode_packed(core)
         beside = PandasMeanwhile() if tables else None
         try:
-            data = run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core), at_loop=beside)
+            data = interruptibly(lambda cancel: run_core_columns(text, sc.sim.seed, blobs, reproducer=lambda: json.dumps(core), at_loop=beside,
+                                                                cancel=cancel))  # fmt: skip
         except ScenarioError as e:  # found by the core's checks: name the file, as the Python checks do
             if e.source is None and isinstance(scenario, (str, Path)):
                 raise ScenarioError(e.problems, str(scenario)) from None

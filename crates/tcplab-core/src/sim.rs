@@ -23,6 +23,7 @@ use crate::stats::trace::MAX_SAMPLES;
 use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
 use crate::time::Time;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(Copy, Clone, Debug)]
 enum Ev {
@@ -45,14 +46,21 @@ enum Ev {
 /// the stages would cost more instructions than they save in waiting.
 const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 
+/// The loop looks at its cancel flag ([`Simulator::run_with`]) once in
+/// this many events (a power of two): some 2-3 ms of a loop at 150-200 ns
+/// an event, and one test of the event count in every other event.
+pub const CANCEL_EVERY: u64 = 1 << 14;
+
 /// Why a run stopped before its end: it would have gone on past what a run
-/// may do.
+/// may do, or its caller cancelled it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Halt {
     /// Without a stop time, still going at [`Time::LONGEST_RUN`].
     LongestRun,
     /// The next periodic sample would be one more than [`MAX_SAMPLES`].
     Samples,
+    /// The caller's cancel flag was set (Ctrl-C in the Python front).
+    Cancelled,
 }
 
 impl Halt {
@@ -67,6 +75,7 @@ impl Halt {
                      allowed:{stuck} a connection that can never deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
                 ),
             ),
+            Halt::Cancelled => ("scenario", format!("the run was cancelled at {:.3} s of simulated time", r.engine.sim_seconds)),
             Halt::Samples => (
                 "trace.interval",
                 format!(
@@ -219,12 +228,22 @@ impl Simulator {
     /// a stop time that would go past [`Time::LONGEST_RUN`], or take more
     /// than [`MAX_SAMPLES`] periodic samples, stops there ([`Simulator::halted`]).
     pub fn run(&mut self) {
+        self.run_with(None)
+    }
+
+    /// [`Simulator::run`], stopping early ([`Halt::Cancelled`]) once `cancel`
+    /// is set: the loop looks at it every [`CANCEL_EVERY`] events.
+    pub fn run_with(&mut self, cancel: Option<&AtomicBool>) {
         let end = self.stop.unwrap_or(Time::LONGEST_RUN);
         while let Some(t) = self.events.peek_time() {
             if t > end {
                 if self.stop.is_none() {
                     self.halted = Some(Halt::LongestRun);
                 }
+                break;
+            }
+            if self.processed.is_multiple_of(CANCEL_EVERY) && cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                self.halted = Some(Halt::Cancelled);
                 break;
             }
             let (t, ev) = self.events.pop().expect("peeked");
@@ -261,7 +280,7 @@ impl Simulator {
                 }
             }
         }
-        if let Some(s) = self.stop {
+        if let (Some(s), None) = (self.stop, self.halted) {
             self.now = s;
         }
     }
@@ -425,7 +444,7 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
 
 /// As [`run_json`], for a scenario whose packed columns refer to `blobs`.
 pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
-    let (r, sim, sc) = run_parts(scenario_json, blobs, || ())?;
+    let (r, sim, sc) = run_parts(scenario_json, blobs, || (), None)?;
     free_later(r.flows.len(), (sim, sc));
     Ok(r)
 }
@@ -439,8 +458,17 @@ pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
 /// `encode` runs: waiting would spare `encode` some 0.04 s at 100,000
 /// flows, as the two take turns at the memory map, but raise the peak
 /// memory by about 100 MB.)
-pub fn run_json_encoded<T>(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), encode: impl FnOnce(&Results) -> T) -> Result<T> {
-    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop)?;
+///
+/// With `cancel`, the loop stops once it is set, and the run is an error
+/// (the scenario field, and "the run was cancelled").
+pub fn run_json_encoded<T>(
+    scenario_json: &str,
+    blobs: &[&[u8]],
+    at_loop: impl FnOnce(),
+    cancel: Option<&AtomicBool>,
+    encode: impl FnOnce(&Results) -> T,
+) -> Result<T> {
+    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop, cancel)?;
     free_later(r.flows.len(), (sim, sc));
     let out = encode(&r);
     free_later(r.flows.len(), r);
@@ -449,13 +477,13 @@ pub fn run_json_encoded<T>(scenario_json: &str, blobs: &[&[u8]], at_loop: impl F
 
 /// Parse, build, run and tabulate; the simulation and its scenario are
 /// returned for the caller to free.
-fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce()) -> Result<(Results, Simulator, Scenario)> {
+fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cancel: Option<&AtomicBool>) -> Result<(Results, Simulator, Scenario)> {
     let t0 = std::time::Instant::now();
     let sc = Scenario::from_json_with(scenario_json, blobs)?;
     let mut sim = Simulator::new(&sc)?;
     at_loop();
     let t1 = std::time::Instant::now();
-    sim.run();
+    sim.run_with(cancel);
     let t2 = std::time::Instant::now();
     let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
     let mut r = sim.results((t2 - t1).as_secs_f64());
@@ -500,5 +528,28 @@ mod tests {
         sim.run();
         assert_eq!(sim.tcp.conns.len(), 4);
         assert_eq!(sim.tcp.conns.as_ptr(), at, "the connections stayed where set-up put them");
+    }
+
+    #[test]
+    fn a_set_cancel_flag_stops_the_loop_at_its_next_look() {
+        let sc = || {
+            let mut sc = crate::testkit::line_srk(r#"{"name": "bulk", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 30000000, "request_bytes": 0, "tcp": {tcp}}"#);
+            sc.stop_ns = Some(30_000_000_000);
+            sc
+        };
+        // Unset, the flag changes nothing: the same events as without one.
+        let mut plain = Simulator::new(&sc()).expect("it builds");
+        plain.run();
+        let unset = AtomicBool::new(false);
+        let mut watched = Simulator::new(&sc()).expect("it builds");
+        watched.run_with(Some(&unset));
+        assert!(plain.processed > 2 * CANCEL_EVERY, "{} events: the loop looks at the flag more than twice", plain.processed);
+        assert_eq!((watched.processed, watched.now, watched.halted()), (plain.processed, plain.now, None));
+        // Set, the loop stops where it next looks: before its first event.
+        let mut cancelled = Simulator::new(&sc()).expect("it builds");
+        cancelled.run_with(Some(&AtomicBool::new(true)));
+        assert_eq!((cancelled.processed, cancelled.halted()), (0, Some(Halt::Cancelled)));
+        let err = Halt::Cancelled.error(&cancelled.results(0.0));
+        assert_eq!((err.field(), err.message().as_str()), (Some("scenario"), "the run was cancelled at 0.000 s of simulated time"));
     }
 }

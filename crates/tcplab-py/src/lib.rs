@@ -11,6 +11,8 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyByteArray;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 create_exception!(_core, CoreScenarioError, PyException, "A scenario the core refused: args are (field or None, message).");
 create_exception!(_core, CorePanic, PyException, "The core panicked (a bug in tcplab).");
@@ -19,6 +21,26 @@ create_exception!(_core, CorePanic, PyException, "The core panicked (a bug in tc
 /// test that a panic reaches Python as an exception.
 const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 
+/// A flag that stops a run's loop once set (`set()`, from any thread): the
+/// run then raises `CoreScenarioError` ("the run was cancelled").
+#[pyclass(frozen)]
+#[derive(Default)]
+struct Cancel(Arc<AtomicBool>);
+
+#[pymethods]
+impl Cancel {
+    #[new]
+    fn new() -> Self {
+        Self::default()
+    }
+    fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
 /// Run a normalized scenario (JSON text) and return the results as JSON text:
 /// a list of rows per table, or with `columns`, a list per column.
 ///
@@ -26,7 +48,7 @@ const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 #[pyfunction]
 #[pyo3(signature = (scenario, columns = false))]
 fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
-    let out = run(py, scenario, Vec::new(), None, move |r| {
+    let out = run(py, scenario, Vec::new(), None, None, move |r| {
         if columns {
             tcplab_core::stats::to_json_columns(r, None).map_err(|e| e.to_string())
         } else {
@@ -44,16 +66,18 @@ fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
 /// writable). `at_loop`, a callable, is called with no arguments once the
 /// simulation is built, just before its loop (with the interpreter lock held
 /// for the call); what it raises is printed as an unraisable exception and the
-/// run goes on.
+/// run goes on. `cancel`, a `Cancel`, stops the loop once set.
 #[pyfunction]
-#[pyo3(signature = (scenario, blobs = Vec::new(), at_loop = None))]
+#[pyo3(signature = (scenario, blobs = Vec::new(), at_loop = None, cancel = None))]
 fn run_columns<'py>(
     py: Python<'py>,
     scenario: &str,
     blobs: Vec<PyBackedBytes>,
     at_loop: Option<Py<PyAny>>,
+    cancel: Option<PyRef<'py, Cancel>>,
 ) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
-    let (text, blobs) = run(py, scenario, blobs, at_loop, |r| {
+    let cancel = cancel.map(|c| Arc::clone(&c.0));
+    let (text, blobs) = run(py, scenario, blobs, at_loop, cancel, |r| {
         let mut blobs = Vec::new();
         let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
         Ok((text, blobs))
@@ -85,6 +109,7 @@ fn run(
     scenario: &str,
     blobs: Vec<PyBackedBytes>,
     at_loop: Option<Py<PyAny>>,
+    cancel: Option<Arc<AtomicBool>>,
     encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send,
 ) -> PyResult<Output> {
     let owned = scenario.to_owned();
@@ -103,7 +128,7 @@ fn run(
                     });
                 }
             };
-            tcplab_core::run_json_encoded(&owned, &views, hook, encode).and_then(|out| out.map_err(tcplab_core::Error::Parse))
+            tcplab_core::run_json_encoded(&owned, &views, hook, cancel.as_deref(), encode).and_then(|out| out.map_err(tcplab_core::Error::Parse))
         }))
     });
     to_py(res)
@@ -132,6 +157,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_columns, m)?)?;
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
+    m.add_class::<Cancel>()?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
