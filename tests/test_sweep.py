@@ -1164,3 +1164,29 @@ def test_sweep_from_configs_and_load_sweep_refuse_blank_names_and_stores(tmp_pat
             call()
         assert str(exc.value) == f"invalid argument: {message}"
     assert load_sweep(path, store=store).store == store
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_stops_a_sweep_in_the_middle_of_its_runs(tmp_path, jobs) -> None:
+    """Ctrl-C during a long run: with one job the run stopped only at its end
+    (and was stored); with a pool of workers, the interpreter's exit waited
+    for them to finish their runs. Now the run is cancelled, or its worker
+    ended, and nothing of it is stored."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+
+    from tcplab.sweep import sweep_from_configs
+
+    doc = {"sim": {"duration": "10000000s" if jobs > 1 else "100000s"}, "topology": {"type": "dumbbell", "bottleneck": {"rate": "1Gbps"}},
+           "apps": [{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}]}  # fmt: skip
+    sw = sweep_from_configs("long", str(tmp_path / "s.duckdb"), [({"iw": 1}, {**doc, "tcp": {"iw": 1}}), ({"iw": 2}, {**doc, "tcp": {"iw": 2}})], 1)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    rep = run_sweep(sw, jobs=jobs, progress=False)
+    timer.join()
+    assert (rep.interrupted, rep.done, rep.failed) == (True, 0, 0)
+    for child in multiprocessing.active_children():  # the pool's workers, ended (they would run 20 minutes)
+        child.join(30)
+        assert not child.is_alive(), child

@@ -54,19 +54,20 @@ def _empty(name: str, columns: list[str]) -> Any:
     return _EMPTY[name]
 
 
-def execute(core_json: str) -> dict[str, Any]:
+def execute(core_json: str, cancel: Any = None) -> dict[str, Any]:
     """Run one normalized scenario in this process and return what the store
     keeps: the wall time, the engine counters, the result tables as pyarrow
     Tables (of the types a DataFrame of :class:`tcplab.Result` converts to)
     and the per-run metrics. Top-level, so process pools and Dask can ship
     it; the tables are built here, in the worker, not in the process that
     writes the store, and without pandas, whose frames cost a study's short
-    runs several times their simulation."""
+    runs several times their simulation. `cancel` (a ``_core.Cancel``)
+    stops the run's loop once set."""
     from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _PORT_COLUMNS, _TRACE_COLUMNS, WEB100_COLUMNS, _arrow, run_core_columns
     from .metrics import run_metrics
 
     t0 = time.perf_counter()
-    res = run_core_columns(core_json)
+    res = run_core_columns(core_json, cancel=cancel)
     wall = time.perf_counter() - t0
     tables = {
         name: _arrow(res[name], cols, name) if res[name] else _empty(name, cols)
@@ -77,7 +78,7 @@ def execute(core_json: str) -> dict[str, Any]:
     return {"wall_s": wall, "engine": res["engine"], "tables": tables, "metrics": metrics}
 
 
-def execute_many(core_jsons: list[str]) -> list[tuple[dict[str, Any] | None, str | None]]:
+def execute_many(core_jsons: list[str], cancel: Any = None) -> list[tuple[dict[str, Any] | None, str | None]]:
     """:func:`execute` for each scenario, in this process: per run its
     payload and no error, or no payload and the error it raised (as
     "Type: message"), so a failed run fails alone. A process pool's task,
@@ -85,7 +86,7 @@ def execute_many(core_jsons: list[str]) -> list[tuple[dict[str, Any] | None, str
     out: list[tuple[dict[str, Any] | None, str | None]] = []
     for c in core_jsons:
         try:
-            out.append((execute(c), None))
+            out.append((execute(c, cancel), None))
         except Exception as e:  # noqa: BLE001 - a failed run is recorded, not fatal
             out.append((None, f"{type(e).__name__}: {e}"))
     return out
