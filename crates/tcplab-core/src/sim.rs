@@ -48,7 +48,7 @@ const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 
 /// The loop looks at its cancel flag ([`Simulator::run_with`]) once in
 /// this many events (a power of two): some 2-3 ms of a loop at 150-200 ns
-/// an event, and one test of the event count in every other event.
+/// an event. Every event pays one test of the event count.
 pub const CANCEL_EVERY: u64 = 1 << 14;
 
 /// Why a run stopped before its end: it would have gone on past what a run
