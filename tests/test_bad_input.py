@@ -711,3 +711,21 @@ def test_a_study_from_python_checks_its_replications_and_output_directory(tmp_pa
             study.reproduce(quick=True, out="", progress=False, replications=1) if study is iw10 else study.reproduce(quick=True, out="")
         assert str(exc.value) == "invalid argument: out = '': expected a directory's path (made if missing)"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_scenario_and_a_result_can_be_pickled_and_a_copy_set_without_validation_is_named() -> None:
+    import pickle
+
+    # TcpOverride, a class made at import, pickled as 'abc.TcpOverride' and failed:
+    # a multiprocessing pool could not return a Result.
+    sc = tcplab.load(BASE, {"apps.0.tcp": {"iw": 4}})
+    assert type(sc.apps[0].tcp).__qualname__ == "TcpOverride"
+    assert pickle.loads(pickle.dumps(sc)) == sc
+    res = tcplab.run(sc)
+    again = pickle.loads(pickle.dumps(res))
+    assert again.flows.equals(res.flows) and again.scenario == res.scenario
+    # model_copy(update=...) validates nothing: the field is named when the scenario runs.
+    bad = sc.model_copy(update={"tcp": sc.tcp.model_copy(update={"iw": "x"})})
+    with pytest.raises(tcplab.ScenarioError) as exc:
+        tcplab.run(bad)
+    assert str(exc.value) == "invalid scenario: tcp.iw = 'x': is not a value this field takes (set without validation)"

@@ -296,24 +296,25 @@ def _dumped(sc: Scenario) -> dict[str, Any]:
         return sc.model_dump(by_alias=True, mode="json", exclude_unset=True, warnings=False)
     except PydanticSerializationError:
         pass
-    # Which field: the first whose own dump fails, found by walking the models.
+    # Which field: the first whose own dump fails, found by walking the
+    # models (a value put in a list, or by `model_copy(update=...)`, which
+    # validates nothing).
     def walk(node: Any, path: str) -> FieldProblem | None:
-        if isinstance(node, BaseModel):
-            for name, info in type(node).model_fields.items():
-                key = info.alias or name
-                found = walk(getattr(node, name), f"{path}.{key}" if path else key)
-                if found:
-                    return found
-            return None
         if isinstance(node, list):
-            for i, item in enumerate(node):
-                if found := walk(item, f"{path}[{i}]"):
-                    return found
+            return next(filter(None, (walk(item, f"{path}[{i}]") for i, item in enumerate(node))), None)
+        if not isinstance(node, BaseModel):
+            try:
+                to_jsonable_python(node)
+            except PydanticSerializationError:
+                return FieldProblem(path, f"cannot be written out as a scenario value ({type(node).__name__})", node, True)
             return None
-        try:
-            to_jsonable_python(node)
-        except PydanticSerializationError:
-            return FieldProblem(path, f"cannot be written out as a scenario value ({type(node).__name__})", node, True)
+        for name, info in type(node).model_fields.items():
+            key = info.alias or name
+            at, value = f"{path}.{key}" if path else key, getattr(node, name)
+            try:
+                node.model_dump(mode="json", include={name}, warnings=False)
+            except PydanticSerializationError:
+                return walk(value, at) or FieldProblem(at, "is not a value this field takes (set without validation)", value, True)
         return None
 
     raise ScenarioError([walk(sc, "") or FieldProblem("scenario", "cannot be written out as a document")])

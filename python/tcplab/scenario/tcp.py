@@ -204,6 +204,10 @@ def _optional_model(model: type[_Model], name: str) -> type[_Model]:
         return out
 
     ns["_set_none_as_written"] = model_serializer(mode="wrap")(dump)
+    # Named as this module's attribute (the caller assigns it to `name` here),
+    # so that pickle finds the class: a Scenario, and so a Result, could not
+    # be pickled (a multiprocessing pool could not return one).
+    ns["__module__"], ns["__qualname__"] = __name__, name
     return types.new_class(name, (_Model,), {}, lambda d: d.update(ns))
 
 
