@@ -425,3 +425,22 @@ def test_analyze_says_which_factors_its_table_pools_over(tmp_path, monkeypatch) 
     # Numeric levels are placed by value, with a tick at each level (IW 1 and 4 had ticks at 1.5, 2.0, ..., 3.5).
     assert [list(f.axes[0].get_xticks()) for f in drawn] == [[1.0, 4.0], [1.0, 4.0]]
     assert [t.get_text() for t in drawn[0].axes[0].get_xticklabels()] == ["1", "4"]
+
+
+def test_an_allocation_of_variation_of_one_run_per_cell_has_no_intervals_and_valid_json(tmp_path) -> None:
+    """One replication leaves the error no degrees of freedom: --json wrote
+    the intervals as NaN, which is no JSON, and statsmodels' RuntimeWarnings
+    went to stderr."""
+    (tmp_path / "base.toml").write_text('[sim]\nduration = "5s"\n[topology]\ntype = "dumbbell"\n'
+                                        '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "100kB"\n')  # fmt: skip
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "base.toml"\nreplications = 1\n[factors]\n"tcp.iw" = [1, 4]\n')
+    store = str(tmp_path / "s.duckdb")
+    assert CliRunner().invoke(main, ["sweep", str(tmp_path / "sw.toml"), "--store", store, "-q", "--jobs", "1"]).exit_code == 0
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--anova", "--factors", "iw", "--json"])
+    assert r.exit_code == 0 and r.stderr == ""
+    doc = json.loads(r.stdout, parse_constant=lambda c: pytest.fail(f"{c} is no JSON"))
+    assert [(e["level"], e["lo"], e["hi"]) for e in doc["effects"]] == [("1", None, None), ("4", None, None)]
+    assert [(v["term"], v["df"]) for v in doc["variation"]] == [("tcp.iw", 1), ("error", 0)]
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--anova", "--factors", "iw"])
+    assert r.exit_code == 0 and r.stderr == ""
+    assert r.stdout.endswith("  —: with one run per configuration the error has no degrees of freedom, so no interval\n")

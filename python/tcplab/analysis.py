@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -317,20 +318,25 @@ def allocation_of_variation(df: pd.DataFrame, factors: Sequence[str], metric: st
     safe = pd.DataFrame({f"f{i}": pd.Categorical(d[f].to_numpy(), categories=order[f]) for i, f in enumerate(factors)})
     safe["y"] = y
     terms = " * ".join(f"C(f{i}, Sum)" for i in range(len(factors)))
-    fit = smf.ols(f"y ~ {terms}", data=safe).fit()
-    ci = fit.conf_int(alpha=1 - conf)
-    index = list(fit.params.index)
-    for i, f in enumerate(factors):
-        levels = order[f]
-        names = [f"C(f{i}, Sum)[S.{lv}]" for lv in levels[:-1]]
-        for lv, name in zip(levels[:-1], names):
-            effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))
-        # The last level's effect is minus the sum of the others.
-        r = np.zeros(len(index))
-        for nm in names:
-            r[index.index(nm)] = -1.0
-        t = fit.t_test(r)
-        lo, hi = t.conf_int(alpha=1 - conf)[0]
-        effects.append((f, levels[-1], float(np.asarray(t.effect).ravel()[0]), float(lo), float(hi)))
+    # With one run per cell the error has no degrees of freedom, so the
+    # intervals are NaN (undefined), not statsmodels' RuntimeWarnings on stderr.
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        if len(y) == full:
+            warnings.simplefilter("ignore", RuntimeWarning)
+        fit = smf.ols(f"y ~ {terms}", data=safe).fit()
+        ci = fit.conf_int(alpha=1 - conf)
+        index = list(fit.params.index)
+        for i, f in enumerate(factors):
+            levels = order[f]
+            names = [f"C(f{i}, Sum)[S.{lv}]" for lv in levels[:-1]]
+            for lv, name in zip(levels[:-1], names):
+                effects.append((f, lv, float(fit.params[name]), float(ci.loc[name, 0]), float(ci.loc[name, 1])))
+            # The last level's effect is minus the sum of the others.
+            r = np.zeros(len(index))
+            for nm in names:
+                r[index.index(nm)] = -1.0
+            t = fit.t_test(r)
+            lo, hi = t.conf_int(alpha=1 - conf)[0]
+            effects.append((f, levels[-1], float(np.asarray(t.effect).ravel()[0]), float(lo), float(hi)))
     eff = pd.DataFrame(effects, columns=["term", "level", "effect", "lo", "hi"])
     return Anova(table=table, effects=eff, grand_mean=float(grand))

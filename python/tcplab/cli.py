@@ -317,11 +317,15 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
             except ValueError as e:
                 _fail(str(e))
                 return
-            if as_json:
-                click.echo(_json.dumps({"grand_mean": res.grand_mean, "variation": res.table.to_dict("records"), "effects": res.effects.to_dict("records")}))
+            if as_json:  # an undefined interval is null: JSON has no NaN (it was written as NaN)
+                records = {k: [{c: None if isinstance(v, float) and v != v else v for c, v in r.items()} for r in t.to_dict("records")]
+                           for k, t in (("variation", res.table), ("effects", res.effects))}  # fmt: skip
+                click.echo(_json.dumps({"grand_mean": res.grand_mean, **records}, allow_nan=False))
                 return
             _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
             _print_df(res.effects, f"Effects ({format_percent(conf)} confidence intervals)")
+            if res.effects.lo.isna().all():
+                click.echo("  —: with one run per configuration the error has no degrees of freedom, so no interval")
             _pooled_note(df, fs, metric, "their variation is in the error term")
             return
         keys = _factor_list(cols, by, "--by")
