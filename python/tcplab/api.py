@@ -279,7 +279,10 @@ def interruptibly(call: Callable[[Any], T]) -> T:
         finally:
             done.set()
 
-    threading.Thread(target=target, name="tcplab-run", daemon=True).start()
+    try:
+        threading.Thread(target=target, name="tcplab-run", daemon=True).start()
+    except RuntimeError:  # no thread can start (at the interpreter's exit): run here, not stoppable
+        return call(None)
     # An Event, not Thread.join: Python 3.11's join, interrupted, marks the
     # thread finished while it runs (bpo-45274's fix releases its lock), and
     # an interpreter that then exits under a thread still in the core aborts
