@@ -51,6 +51,12 @@ const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 /// an event. Every event pays one test of the event count.
 pub const CANCEL_EVERY: u64 = 1 << 14;
 
+/// The most rows a run may record in its traces, web100 samples and packet
+/// log together (a `tcplab run` at the cap peaks at about 4.3 GB): past it
+/// the run stops ([`Halt::Rows`]) instead of taking memory without bound.
+/// Looked at with the cancel flag.
+pub const MAX_RECORDED_ROWS: usize = 20_000_000;
+
 /// Why a run stopped before its end: it would have gone on past what a run
 /// may do, or its caller cancelled it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -61,6 +67,9 @@ pub enum Halt {
     Samples,
     /// The caller's cancel flag was set (Ctrl-C in the Python front).
     Cancelled,
+    /// The traces, web100 samples and packet log held more than
+    /// [`MAX_RECORDED_ROWS`] rows.
+    Rows,
 }
 
 impl Halt {
@@ -76,6 +85,15 @@ impl Halt {
                 ),
             ),
             Halt::Cancelled => ("scenario", format!("the run was cancelled at {:.3} s of simulated time", r.engine.sim_seconds)),
+            Halt::Rows => (
+                "trace",
+                format!(
+                    "recorded {} rows of traces, web100 samples and logged packets by {:.3} s of simulated time, more than the {MAX_RECORDED_ROWS} \
+                     a run may record: trace fewer applications or links, sample less often, or run less long",
+                    r.traces.len() + r.web100.len() + r.packets.len(),
+                    r.engine.sim_seconds
+                ),
+            ),
             Halt::Samples => (
                 "trace.interval",
                 format!(
@@ -112,6 +130,8 @@ pub struct Simulator {
     staged_conn: u32,
     /// The application whose wake-up was prefetched last, likewise.
     staged_app: u32,
+    /// [`MAX_RECORDED_ROWS`], lower in tests.
+    max_recorded_rows: usize,
 }
 
 /// A connection's view of the rest of the simulation.
@@ -206,7 +226,7 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX };
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX, max_recorded_rows: MAX_RECORDED_ROWS };
         let stop = sim.stop;
         let opened = sim.apps.opened_at_start(stop);
         sim.tcp.reserve(opened);
@@ -242,9 +262,15 @@ impl Simulator {
                 }
                 break;
             }
-            if self.processed.is_multiple_of(CANCEL_EVERY) && cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                self.halted = Some(Halt::Cancelled);
-                break;
+            if self.processed.is_multiple_of(CANCEL_EVERY) {
+                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                    self.halted = Some(Halt::Cancelled);
+                    break;
+                }
+                if self.tracer.rows.len() + self.tracer.web100_rows.len() + self.net.logged() > self.max_recorded_rows {
+                    self.halted = Some(Halt::Rows);
+                    break;
+                }
             }
             let (t, ev) = self.events.pop().expect("peeked");
             if self.deep_prefetch {
@@ -551,5 +577,30 @@ mod tests {
         assert_eq!((cancelled.processed, cancelled.halted()), (0, Some(Halt::Cancelled)));
         let err = Halt::Cancelled.error(&cancelled.results(0.0));
         assert_eq!((err.field(), err.message().as_str()), (Some("scenario"), "the run was cancelled at 0.000 s of simulated time"));
+    }
+
+    #[test]
+    fn a_run_that_records_too_many_rows_stops_where_the_loop_next_looks() {
+        // Every packet on s->r logged (enqueue and dequeue) and a trace row at
+        // every change of the window: rows grow with the events.
+        let mut sc = crate::testkit::line_srk(r#"{"name": "bulk", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 30000000, "request_bytes": 0, "tcp": {tcp}}"#);
+        sc.stop_ns = Some(30_000_000_000);
+        sc.trace.on_change = true;
+        sc.trace.links = vec![("s".into(), "r".into())];
+        let mut full = Simulator::new(&sc).expect("it builds");
+        full.run();
+        let rows = |s: &Simulator| s.tracer.rows.len() + s.tracer.web100_rows.len() + s.net.logged();
+        assert_eq!(full.halted(), None);
+        assert!(rows(&full) > 20_000, "{} rows", rows(&full));
+        let mut capped = Simulator::new(&sc).expect("it builds");
+        capped.max_recorded_rows = 10_000;
+        capped.run();
+        assert_eq!(capped.halted(), Some(Halt::Rows));
+        // Stopped at the first look past the cap: a multiple of CANCEL_EVERY events.
+        assert!(rows(&capped) > 10_000 && rows(&capped) < rows(&full), "{} rows", rows(&capped));
+        assert_eq!(capped.processed % CANCEL_EVERY, 0);
+        let err = Halt::Rows.error(&capped.results(0.0));
+        assert_eq!(err.field(), Some("trace"));
+        assert!(err.message().starts_with("recorded ") && err.message().ends_with(" more than the 20000000 a run may record: trace fewer applications or links, sample less often, or run less long"), "{}", err.message());
     }
 }

@@ -460,6 +460,11 @@ impl Network {
         self.log.push(LogRow::new(t, link, event, self.pool.get(pkt)));
     }
 
+    /// The rows of the packet log so far.
+    pub fn logged(&self) -> usize {
+        self.log.len()
+    }
+
     /// The packet log up to `end`, in time order (dequeues are known ahead of time).
     pub fn log_until(&self, end: Time) -> impl Iterator<Item = &LogRow> {
         let mut order: Vec<usize> = (0..self.log.len()).collect();
