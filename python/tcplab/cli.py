@@ -379,7 +379,7 @@ def _print_df(df: Any, title: str) -> None:
 
 @main.command("reproduce")
 @click.argument("study", type=click.Choice(["rfc2415", "iw10", "hstcp", "goyal98"]))
-@click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (on 2 cores: hstcp about 6 s, iw10 and rfc2415 about 15 s, goyal98 about 30 s).")
+@click.option("--quick", is_flag=True, help="Fewer replications and shorter runs (on 2 cores: hstcp about 3 s, iw10 about 6 s, rfc2415 about 8 s, goyal98 about 16 s).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--out", "-o", default=None, help="Output directory (default: STUDY-out; with --set, STUDY-out-FIELD=VALUE).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
