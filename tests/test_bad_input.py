@@ -359,6 +359,18 @@ def test_a_loss_rule_for_handshake_packets_needs_a_handshake() -> None:
     assert res.flows.syn_sent.iloc[0] == 2
 
 
+def test_a_packet_listed_twice_in_a_loss_rule_is_refused() -> None:
+    # [20, 20] dropped packet 20 once, without a word.
+    rule = {"link": "r0->r1", "packets": [3, 5, 3, 5, 3]}
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.load({**BASE, "losses": [rule]})
+    assert [(p.field, p.value, p.message) for p in e.value.problems] == [
+        (f"losses[0].packets[{k}]", n, f"listed already, as packets[{j}]: a packet is dropped once; give each number once")
+        for k, n, j in [(2, 3, 0), (3, 5, 1), (4, 3, 0)]]  # fmt: skip
+    res = tcplab.run({**BASE, "losses": [{**rule, "packets": [5, 3]}]})
+    assert res.links.set_index(["src", "dst"]).loc[("r0", "r1"), "loss_drops"] == 2
+
+
 def test_a_lists_next_index_adds_an_element() -> None:
     # --set 'apps.1={...}' on a one-application scenario said "no such list element".
     app = {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "name": "more"}

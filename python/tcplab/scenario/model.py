@@ -233,6 +233,13 @@ class Scenario(_Model):
                 out.append(FieldProblem(f"losses[{i}].app", f"unknown application; allowed: {_short_list(app_names)}", l.app, True))
             if not l.packets and l.rate == 0.0:
                 out.append(FieldProblem(f"losses[{i}]", "drops nothing: give packets = [...] or a rate"))
+            first: dict[int, int] = {}
+            for k, n in enumerate(l.packets):
+                # The rule drops the n-th packet once however often n is listed:
+                # [20, 20] for [20, 21] dropped one packet, not two.
+                if first.setdefault(n, k) != k:
+                    out.append(FieldProblem(f"losses[{i}].packets[{k}]", f"listed already, as packets[{first[n]}]: a packet is dropped once; "
+                                            "give each number once", n, True))  # fmt: skip
             if l.kind in ("syn", "synack", "request", "close"):
                 # Packets of the handshake: only applications with tcp.handshake send them.
                 whose = [k for k in range(len(self.apps)) if l.app is None or app_names[k] == l.app]
