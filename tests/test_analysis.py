@@ -149,6 +149,15 @@ def test_one_run_has_no_interval_and_identical_runs_a_point() -> None:
     assert s.loc["c", "mean_lo"] < 4.0 < s.loc["c", "mean_hi"]
 
 
+def test_a_summary_of_no_runs_has_its_columns() -> None:
+    # It was a DataFrame without columns.
+    out = summarize(pd.DataFrame({"iw": pd.Series([], dtype=int), "fct_s": pd.Series([], dtype=float)}), ["iw"], "fct_s")
+    assert list(out.columns) == ["iw", "n", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q1", "q3", "min", "max"]
+    assert len(out) == 0
+    one = summarize(pd.DataFrame({"iw": [1, 1], "fct_s": [1.0, 3.0]}), ["iw"], "fct_s")
+    assert list(one.columns) == list(out.columns) and one.loc[0, "mean"] == 2.0
+
+
 def test_jain_index_hand_examples() -> None:
     assert jain_index([1, 1, 1, 1]) == 1.0
     assert jain_index([1, 0, 0, 0]) == 0.25
@@ -174,7 +183,10 @@ def test_fairness_functions_refuse_what_they_would_misread() -> None:
 
     cases = [
         # [-1, 2] gave 0.1; [1, 2] against one share was broadcast and gave 0.9.
-        (lambda: jain_index([-1, 2]), "x = [-1.0, 2.0]: expected amounts of 0 or more"),
+        (lambda: jain_index([-1, 2]), "x = [-1.0, 2.0]: expected finite amounts of 0 or more"),
+        # [inf, 1] gave NaN and a RuntimeWarning; a list of capacities was an AttributeError.
+        (lambda: jain_index([np.inf, 1]), "x = [inf, 1.0]: expected finite amounts of 0 or more"),
+        (lambda: max_min_fair([1.0, 2.0], [[0], [1]]), "capacity = [1.0, 2.0]: expected each link's capacity by its name, as a dict such as {'A': 1.0}"),
         (lambda: fairness_vs_max_min([1, 2], [1]), "fair: gives 1 fair shares for 2 throughputs; expected one each"),
         (lambda: fairness_vs_max_min([1, 2], [0, 1]), "fair = [0, 1]: expected fair shares above 0 (a throughput is divided by its share)"),
         # A path given as a string was read letter by letter; a negative capacity gave negative rates;

@@ -74,6 +74,9 @@ def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[floa
     return float(lo), float(hi)
 
 
+_SUMMARY_COLUMNS = ("n", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q1", "q3", "min", "max")
+
+
 def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max. A
@@ -104,7 +107,9 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
             min=float(np.min(x)) if n else float("nan"), max=float(np.max(x)) if n else float("nan"),
         )  # fmt: skip
         rows.append(row)
-    out = pd.DataFrame(rows)
+    # The columns are there with no rows too (an empty table had none: a
+    # caller's out[["iw", "median"]] was a KeyError).
+    out = pd.DataFrame(rows, columns=[*by, *_SUMMARY_COLUMNS])
     for b in by:  # a categorical factor stays one, so its rows sort in its order
         if isinstance(df[b].dtype, pd.CategoricalDtype) and b in out:
             out[b] = out[b].astype(df[b].dtype)
@@ -189,6 +194,8 @@ def max_min_fair(capacity: Mapping[Any, float], paths: Sequence[Iterable[Any]], 
     """Max-min fair rates of flows over links, by water-filling: raise every
     unfrozen flow's rate equally until a link fills (or a flow meets its
     demand), freeze the flows through it, repeat."""
+    if not isinstance(capacity, Mapping):  # a list was an AttributeError ('list' object has no attribute 'items')
+        raise UsageError([FieldProblem("capacity", "expected each link's capacity by its name, as a dict such as {'A': 1.0}", capacity, True)])
     bad: list[FieldProblem] = []
     bad += [FieldProblem(f"capacity[{k!r}]", "expected a rate, at least 0", c, True) for k, c in capacity.items()
             if isinstance(c, bool) or not isinstance(c, numbers.Real) or not 0 <= c < np.inf]  # fmt: skip

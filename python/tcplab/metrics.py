@@ -25,10 +25,12 @@ METRICS = {
 def jain_index(x: Any) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2): 1 when all equal, 1/n when one takes all."""
     a = np.asarray(x, dtype=float)
-    if (a < 0).any():  # the index is for amounts of 0 or more: [-1, 2] gave 0.1
+    # The index is for finite amounts of 0 or more: [-1, 2] gave 0.1, and
+    # [inf, 1] NaN with a RuntimeWarning. NaN (an amount not known) gives NaN.
+    if (a < 0).any() or np.isinf(a).any():
         from .errors import FieldProblem, UsageError
 
-        raise UsageError([FieldProblem("x", "expected amounts of 0 or more", a.tolist(), True)])
+        raise UsageError([FieldProblem("x", "expected finite amounts of 0 or more", a.tolist(), True)])
     if a.size == 0 or not np.any(a):
         return float("nan")
     return float(a.sum() ** 2 / (a.size * np.square(a).sum()))
