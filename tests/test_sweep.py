@@ -534,6 +534,18 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)\n"
     r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile" / "sub")])
     assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile' / 'sub'}': cannot create the directory: Not a directory\n"
+    # From Python: '' wrote every table into the working directory, an
+    # unknown format was DuckDB's CatalogException, a file a FileExistsError.
+    from tcplab.store import Store
+
+    with Store(store, read_only=True) as st:
+        for args, message in [(("", "csv"), "out_dir = '': expected a directory's path (made if missing)"),
+                              ((tmp_path / "xl", "xlsx"), "fmt = 'xlsx': unknown format; allowed: 'csv', 'parquet'"),
+                              ((tmp_path / "afile", "csv"), f"out_dir = '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)")]:  # fmt: skip
+            with pytest.raises(tcplab.UsageError) as e:
+                st.export(*args)
+            assert str(e.value) == f"invalid argument: {message}"
+        assert not (tmp_path / "xl").exists()
     r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--hue", "cc", "--out", str(tmp_path / "f.png")])
     assert r.exit_code == 0, r.output
     assert (tmp_path / "f.png").read_bytes()[:4] == b"\x89PNG"

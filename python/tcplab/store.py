@@ -33,7 +33,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from .errors import TcplabError, field_path
+from .errors import FieldProblem, TcplabError, UsageError, field_path
 from .metrics import METRICS, jain_index, run_metrics  # noqa: F401 - re-exported: the store's metrics
 
 #: A run's result tables, stored for every run; and its instrumentation,
@@ -431,8 +431,15 @@ class Store:
         return {k: list(v) for k, v in order.items()}
 
     def export(self, out_dir: str | Path, fmt: str) -> list[Path]:
-        d = Path(out_dir)
-        d.mkdir(parents=True, exist_ok=True)
+        """Write every table as `out_dir`/TABLE.`fmt` ('csv' or 'parquet'),
+        making the directory if missing; the files written."""
+        from .api import out_directory
+
+        # '' wrote every table into the working directory, 'xlsx' was DuckDB's
+        # CatalogException after the directory was made, a file a FileExistsError.
+        if fmt not in ("csv", "parquet"):
+            raise UsageError([FieldProblem("fmt", "unknown format; allowed: 'csv', 'parquet'", fmt, True)])
+        d = out_directory("out_dir", out_dir)
         written = []
         for t in self.tables():
             p = d / f"{t}.{fmt}"
