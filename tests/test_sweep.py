@@ -540,7 +540,7 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
 
     with Store(store, read_only=True) as st:
         for args, message in [(("", "csv"), "out_dir = '': expected a directory's path (made if missing)"),
-                              ((tmp_path / "xl", "xlsx"), "fmt = 'xlsx': unknown format; allowed: 'csv', 'parquet'"),
+                              ((tmp_path / "xl", "xlsx"), "fmt = 'xlsx': expected 'csv' or 'parquet'"),
                               ((tmp_path / "afile", "csv"), f"out_dir = '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)")]:  # fmt: skip
             with pytest.raises(tcplab.UsageError) as e:
                 st.export(*args)

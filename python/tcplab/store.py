@@ -438,7 +438,7 @@ class Store:
         # '' wrote every table into the working directory, 'xlsx' was DuckDB's
         # CatalogException after the directory was made, a file a FileExistsError.
         if fmt not in ("csv", "parquet"):
-            raise UsageError([FieldProblem("fmt", "unknown format; allowed: 'csv', 'parquet'", fmt, True)])
+            raise UsageError([FieldProblem("fmt", "expected 'csv' or 'parquet'", fmt, True)])
         d = out_directory("out_dir", out_dir)
         written = []
         for t in self.tables():
