@@ -60,10 +60,12 @@ def cases() -> dict[str, Any]:
         apps=[{"type": "repeat", "name": "x", "src": "s0", "dst": "k0", "size": "40kB", "count": 6, "request": "300B",
                "think": {"type": "uniform", "min": "0.1s", "max": "0.4s"}}],
     )  # fmt: skip
+    # SYNs and requests go from the client (k0) to the server (s0), over
+    # r1->r0; SYN-ACKs from the server, over r0->r1.
     out["handshake-losses"]["losses"] = [
-        {"link": "r0->r1", "kind": "syn", "packets": [1]},
-        {"link": "r1->r0", "kind": "synack", "packets": [2]},
-        {"link": "r0->r1", "kind": "request", "packets": [3]},
+        {"link": "r1->r0", "kind": "syn", "packets": [1]},
+        {"link": "r0->r1", "kind": "synack", "packets": [2]},
+        {"link": "r1->r0", "kind": "request", "packets": [3]},
         {"link": "r0->r1", "kind": "data", "packets": [7, 30, 31]},
         {"link": "r1->r0", "kind": "ack", "rate": 0.05},
     ]
