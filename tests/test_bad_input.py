@@ -371,6 +371,29 @@ def test_a_packet_listed_twice_in_a_loss_rule_is_refused() -> None:
     assert res.links.set_index(["src", "dst"]).loc[("r0", "r1"), "loss_drops"] == 2
 
 
+def test_a_loss_rule_on_a_direction_its_packets_never_take_is_refused(tmp_path) -> None:
+    # The rule dropped nothing, without a word: the project's own golden case
+    # "handshake-losses" had three such rules (SYN and request rules on the
+    # data's direction), and its connections never lost a SYN.
+    ff = Path(__file__).parent.parent / "examples" / "fall-floyd-drops.toml"
+    r = CliRunner().invoke(main, ["run", str(ff), "--set", "losses.0.link=k1->r1"])
+    assert r.exit_code == 2
+    assert r.output == (f"error: invalid scenario in {ff}: losses[0].link: no route of application 'tcp1' carries 'data' packets over "
+                        "k1->r1, so the rule would drop nothing (data, SYN-ACKs and closes go from an application's src to its dst; "
+                        "ACKs, SYNs and requests back)\n")  # fmt: skip
+    # The same rule for ACKs is on their way, and drops the 20th, 22nd, 24th and 26th.
+    res = tcplab.run(str(ff), overrides={"losses.0.link": "k1->r1", "losses.0.kind": "ack"})
+    assert res.links.set_index(["src", "dst"]).loc[("k1", "r1"), "loss_drops"] == 4
+    # A sweep names the factor and level that make such a rule, before anything runs.
+    sweep = tmp_path / "sw.toml"
+    sweep.write_text(f'[sweep]\nscenario = "{ff}"\n[factors]\n"losses.0.link" = ["r1->k1", "k1->r1"]\n')
+    r = CliRunner().invoke(main, ["sweep", str(sweep), "--store", str(tmp_path / "s.duckdb")])
+    assert r.exit_code == 2
+    assert r.output.startswith(f"error: invalid sweep in {sweep}: factors (losses.0.link='k1->r1'): losses[0].link: no route of application "
+                               "'tcp1' carries 'data' packets over k1->r1, so the rule would drop nothing"), r.output  # fmt: skip
+    assert not (tmp_path / "s.duckdb").exists()
+
+
 def test_a_lists_next_index_adds_an_element() -> None:
     # --set 'apps.1={...}' on a one-application scenario said "no such list element".
     app = {"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB", "name": "more"}

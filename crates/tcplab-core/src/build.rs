@@ -168,6 +168,22 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     for (i, l) in sc.losses.iter().enumerate() {
         let field = format!("losses[{i}]");
         let (link, rule) = loss_rule(sc.seed, &field, l, &index, &link_index, &app_index)?;
+        if !rule_reaches(link, rule.class, rule.kind, &tcp.profiles, &routes) {
+            // A direction written backwards ("r1->r0" for the data's
+            // "r0->r1") made a rule that dropped nothing, without a word.
+            let whose = match &l.app {
+                Some(n) => format!("application '{n}'"),
+                None => "any application".to_string(),
+            };
+            let what = rule.kind.map_or("packets".to_string(), |k| format!("'{}' packets", k.name()));
+            return Err(invalid(
+                format!("{field}.link"),
+                format!(
+                    "no route of {whose} carries {what} over {}->{}, so the rule would drop nothing (data, SYN-ACKs and closes go from an application's src to its dst; ACKs, SYNs and requests back)",
+                    l.from, l.to
+                ),
+            ));
+        }
         taps[link as usize].rules.push(rule);
     }
     for (i, (a, b)) in sc.trace.links.iter().enumerate() {
@@ -242,6 +258,26 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
     Ok(Parts { net, tcp, apps, tracer })
 }
 
+/// Whether a route of the applications a loss rule matches (`class`: one
+/// application, or all) carries packets of its kind over `link`: data,
+/// SYN-ACKs and closes go over an application's data routes (from each of
+/// its servers), ACKs, SYNs and requests over its ACK routes.
+fn rule_reaches(link: u32, class: Option<u32>, kind: Option<PacketKind>, profiles: &[Profile], routes: &Routes) -> bool {
+    let (data, acks) = match kind {
+        None => (true, true),
+        Some(PacketKind::Data | PacketKind::SynAck | PacketKind::Close) => (true, false),
+        Some(PacketKind::Ack | PacketKind::Syn | PacketKind::ClientData) => (false, true),
+    };
+    let crosses = |r: u32| routes.get(r).contains(&link);
+    let reaches = |p: &Profile| {
+        (data && (crosses(p.data_route) || p.more.iter().any(|m| crosses(m.0)))) || (acks && (crosses(p.ack_route) || p.more.iter().any(|m| crosses(m.1))))
+    };
+    match class {
+        Some(c) => profiles.get(c as usize).is_some_and(reaches),
+        None => profiles.iter().any(reaches),
+    }
+}
+
 fn loss_rule(
     seed: u64,
     field: &str,
@@ -304,6 +340,69 @@ mod tests {
             let (data, ack) = conn.routes();
             assert_eq!((parts.net.route_head(data), parts.net.route_head(ack)), want, "server {server}: the network's own routes");
         }
+    }
+}
+
+#[cfg(test)]
+mod loss_rule_tests {
+    use super::*;
+
+    /// s -> r -> k with application `a` (data s to k) and, over the same
+    /// links, `b` from k to s (data k to s), and the loss rules `losses`.
+    fn built(losses: &str) -> Result<Parts> {
+        let links = crate::testkit::links(&[("s", "r"), ("r", "s"), ("r", "k"), ("k", "r")]);
+        let tcp = crate::testkit::TCP;
+        let app = |name: &str, src: &str, dst: &str| {
+            format!(r#"{{"name": "{name}", "kind": "bulk", "src": "{src}", "dst": "{dst}", "start_ns": 0, "size_bytes": 4000, "request_bytes": 0, "tcp": {tcp}}}"#)
+        };
+        let (a, b) = (app("a", "s", "k"), app("b", "k", "s"));
+        let text = format!(r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s", "r", "k"], "links": [{links}], "apps": [{a}, {b}], "losses": [{losses}]}}"#);
+        build(&Scenario::from_json(&text).expect("a valid scenario"))
+    }
+
+    fn rule(from: &str, to: &str, app: Option<&str>, kind: Option<&str>) -> String {
+        let q = |v: Option<&str>| v.map_or("null".to_string(), |s| format!("\"{s}\""));
+        format!(r#"{{"from": "{from}", "to": "{to}", "app": {}, "kind": {}, "nth": [1]}}"#, q(app), q(kind))
+    }
+
+    #[test]
+    fn a_rule_no_route_of_its_packets_crosses_is_refused() {
+        // a's data and SYN-ACKs go s->r->k, its ACKs, SYNs and requests k->r->s.
+        for (from, to, kind) in [("s", "r", "data"), ("r", "k", "synack"), ("s", "r", "close"), ("k", "r", "ack"), ("r", "s", "syn"), ("k", "r", "request")] {
+            assert!(built(&rule(from, to, Some("a"), Some(kind))).is_ok(), "{from}->{to} {kind}");
+            let err = built(&rule(to, from, Some("a"), Some(kind))).err().expect("refused");
+            assert_eq!(err.field(), Some("losses[0].link"));
+            assert_eq!(
+                err.message(),
+                format!("no route of application 'a' carries '{kind}' packets over {to}->{from}, so the rule would drop nothing (data, SYN-ACKs and closes go from an application's src to its dst; ACKs, SYNs and requests back)")
+            );
+        }
+        // Without an application, any application's route will do: b's data goes k->r->s.
+        assert!(built(&rule("r", "s", None, Some("data"))).is_ok());
+        // Without a kind, either direction of the application's will do.
+        assert!(built(&rule("r", "s", Some("a"), None)).is_ok());
+        // The rule is named by its place among the rules.
+        let two = format!("{}, {}", rule("s", "r", None, Some("data")), rule("r", "s", Some("a"), Some("data")));
+        let err = built(&two).err().expect("refused");
+        assert_eq!(err.field(), Some("losses[1].link"));
+        assert!(err.message().starts_with("no route of application 'a' carries 'data' packets over r->s"), "{}", err.message());
+    }
+
+    #[test]
+    fn an_extra_servers_routes_count_for_its_application() {
+        // s0 and s1 -> r -> k; the burst's second flow comes from s1.
+        let links = crate::testkit::links(&[("s0", "r"), ("r", "s0"), ("s1", "r"), ("r", "s1"), ("r", "k"), ("k", "r")]);
+        let tcp = crate::testkit::TCP;
+        let text = |from: &str, to: &str| {
+            format!(
+                r#"{{"seed": 1, "stop_ns": 1000000000, "nodes": ["s0", "s1", "r", "k"], "links": [{links}],
+                "apps": [{{"name": "b", "kind": "burst", "src": "s0", "dst": "k", "start_ns": 0, "size_bytes": 8000, "request_bytes": 0, "flows": 2, "extra_src": ["s1"], "tcp": {tcp}}}],
+                "losses": [{{"from": "{from}", "to": "{to}", "app": null, "kind": "data", "nth": [1]}}]}}"#
+            )
+        };
+        let parts = |from, to| build(&Scenario::from_json(&text(from, to)).expect("a valid scenario"));
+        assert!(parts("s1", "r").is_ok());
+        assert_eq!(parts("r", "s1").err().expect("refused").field(), Some("losses[0].link"));
     }
 }
 
