@@ -433,6 +433,51 @@ def test_mutated_example_scenarios_are_accepted_by_both_checks_or_refused_in_the
     assert 350 <= accepted <= 550  # 436 today (438 before true and false were refused as numbers): most mutations are refused
 
 
+def test_ctrl_c_while_the_run_thread_starts_still_cancels_and_waits_for_it() -> None:
+    """A Ctrl-C that reached the main thread while it started the helper
+    thread, or before it began to wait (a signal sent as the run began), left
+    `interruptibly` before its waiting loop: the KeyboardInterrupt went up
+    with the run's flag unset and the run going on (the loop test below
+    failed once in this file's first few runs of stop 70)."""
+    import os
+    import signal
+    import time
+
+    from tcplab import api
+
+    finished: list[bool] = []
+
+    def call(cancel):
+        os.kill(os.getpid(), signal.SIGINT)  # at once, as the thread starts
+        deadline = time.monotonic() + 5.0
+        while not cancel.is_set() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        finished.append(cancel.is_set())
+        return "ran"
+
+    for _ in range(5):
+        finished.clear()
+        with pytest.raises(KeyboardInterrupt):
+            api.interruptibly(call)
+        assert finished == [True]
+
+
+def test_where_no_thread_can_start_the_run_happens_in_place(monkeypatch) -> None:
+    # At the interpreter's exit Thread.start raises RuntimeError: the run is
+    # then the caller's, with no flag to stop it.
+    import threading
+
+    from tcplab import api
+
+    def refuse(self) -> None:
+        raise RuntimeError("can't create new thread at interpreter shutdown")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    seen: list = []
+    assert api.interruptibly(lambda cancel: seen.append((cancel, threading.current_thread() is threading.main_thread())) or "ran") == "ran"
+    assert seen == [(None, True)]
+
+
 def test_ctrl_c_stops_a_run_in_its_loop() -> None:
     """A run in the main thread went on to its end under Ctrl-C (the
     interpreter handles a signal only between bytecodes): `interruptibly`

@@ -269,9 +269,10 @@ def interruptibly(call: Callable[[Any], T]) -> T:
         return call(None)
     cancel = _core.Cancel()
     box: dict[str, Any] = {}
-    done = threading.Event()
+    entered, done = threading.Event(), threading.Event()
 
     def target() -> None:
+        entered.set()
         try:
             box["out"] = call(cancel)
         except BaseException as e:  # raised in the caller's thread below
@@ -279,30 +280,43 @@ def interruptibly(call: Callable[[Any], T]) -> T:
         finally:
             done.set()
 
+    worker = threading.Thread(target=target, name="tcplab-run", daemon=True)
+    started = False
+    # A Ctrl-C from here on, the thread's start included, cancels the run and
+    # waits for it (one that came before the waiting loop below went up with
+    # the flag unset and the run going on). An Event, not Thread.join: Python
+    # 3.11's join, interrupted, marks the thread finished while it runs
+    # (bpo-45274's fix releases its lock), and an interpreter that then exits
+    # under a thread still in the core aborts the process ("FATAL: exception
+    # not rethrown") when the core returns. Waited for in steps, so that a
+    # signal another thread took (or `_thread.interrupt_main`), which wakes no
+    # wait, is handled within one.
     try:
-        threading.Thread(target=target, name="tcplab-run", daemon=True).start()
-    except RuntimeError:  # no thread can start (at the interpreter's exit): run here, not stoppable
-        return call(None)
-    # An Event, not Thread.join: Python 3.11's join, interrupted, marks the
-    # thread finished while it runs (bpo-45274's fix releases its lock), and
-    # an interpreter that then exits under a thread still in the core aborts
-    # the process ("FATAL: exception not rethrown") when the core returns.
-    # Waited for in steps, so that a signal another thread took (or
-    # `_thread.interrupt_main`), which wakes no wait, is handled within one.
-    try:
-        while not done.wait(0.05):
+        try:
+            worker.start()
+        except RuntimeError:  # no thread can start (at the interpreter's exit): run here, not stoppable
             pass
+        else:
+            started = True
+            while not done.wait(0.05):
+                pass
     except BaseException:  # KeyboardInterrupt, or what a handler of the user's raised
         cancel.set()
-        # The loop stops within CANCEL_EVERY events; set-up or the results
-        # (a second or two at 100,000 flows) run to their end. Until then a
-        # second Ctrl-C waits too: the process must not exit under the core.
-        while not done.is_set():
-            try:
-                done.wait(0.05)
-            except KeyboardInterrupt:
-                pass
+        # Interrupted inside start(), the thread runs if it was made: it has
+        # entered `target` by the time start() would have returned.
+        if started or entered.wait(0.5):
+            # The loop stops within CANCEL_EVERY events; set-up or the
+            # results (a second or two at 100,000 flows) run to their end.
+            # Until then a second Ctrl-C waits too: the process must not
+            # exit under the core.
+            while not done.is_set():
+                try:
+                    done.wait(0.05)
+                except KeyboardInterrupt:
+                    pass
         raise
+    if not started:
+        return call(None)
     if "error" in box:
         raise box.pop("error")
     return box["out"]
