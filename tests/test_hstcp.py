@@ -35,5 +35,8 @@ def test_quick_reproduction_meets_every_check(tmp_path) -> None:
     assert len(res["tables"]["sensitivity"]) == len(hstcp.SENSITIVITY)
     report = (tmp_path / "report.md").read_text()
     assert "## Model parameters and their sources" in report and "txqueuelen" in report
+    # It said "20 runs (3 per stack, seeds 1-3)", the sensitivity table's runs counted as the stacks'.
+    n_sens = 2 * len(hstcp.SENSITIVITY)
+    assert f"{2 + n_sens} runs in " in report and f" s: 1 per stack (seed 1), and {n_sens} for the sensitivity table. " in report
     for view in ("cwnd", "bw", "bw-cwnd", "rtt", "acks"):
         assert (tmp_path / f"web100-{view}.png").stat().st_size > 10_000

@@ -300,10 +300,12 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
     m = per.groupby("stack").mean(numeric_only=True)
     s, h = m.loc["standard"], m.loc["hstcp"]
     bdp_pkts = 100e6 * 0.016 / 8 / 1538
+    seeds = "seed 1" if meta["seeds"] == 1 else f"seeds 1-{meta['seeds']}"
     lines = [
         "# HighSpeed TCP against standard TCP with web100 variables (UCL-CERN, 2003)",
         "",
-        f"{meta['runs']} runs ({meta['seeds']} per stack, seeds 1-{meta['seeds']}) in {meta['wall_s']:.1f} s. "
+        f"{meta['runs']} runs in {meta['wall_s']:.1f} s: {meta['seeds']} per stack ({seeds}), and "
+        f"{meta['runs'] - 2 * meta['seeds']} for the sensitivity table. "
         "Each is 10 s of one iperf-like bulk flow over a 100 Mb/s path with a 16 ms base RTT, traced with web100 "
         "variables every 10 ms. Numbers are means over the runs of a stack.",
         "",
