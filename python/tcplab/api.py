@@ -302,8 +302,8 @@ def interruptibly(call: Callable[[Any], T]) -> T:
                 pass
     except BaseException:  # KeyboardInterrupt, or what a handler of the user's raised
         cancel.set()
-        # Interrupted inside start(), the thread runs if it was made: it has
-        # entered `target` by the time start() would have returned.
+        # Interrupted inside start(), the thread runs if it was made, and
+        # enters `target` straight away: a moment's wait tells which.
         if started or entered.wait(0.5):
             # The loop stops within CANCEL_EVERY events; set-up or the
             # results (a second or two at 100,000 flows) run to their end.
