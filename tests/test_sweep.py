@@ -554,7 +554,8 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     for args, message in (
         (["--x", "iw", "--y", "fct_s", "--stat", "mode"], "error: invalid argument: --stat = 'mode': allowed: mean, median\n"),
         (["--x", "iw", "--y", "fct_s", "--out", "f.jpg"], "error: invalid argument: --out = 'f.jpg': unknown figure format; allowed: .png, .svg\n"),
-        (["--x", "fct_s", "--y", "fct_s"], "error: unknown factor 'fct_s'; the store's factors: tcp.cc, tcp.iw\n"),
+        (["--x", "fct_s", "--y", "fct_s"], "error: --x 'fct_s': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
+        (["--x", "iw", "--y", "fct_s", "--hue", "queue"], "error: --hue 'queue': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
         (["--x", "iw", "--y", "fct_s", "--hue", "tcp.iw"], "error: invalid argument: --hue = 'tcp.iw': names tcp.iw, the --x factor; give another factor, or no --hue\n"),
     ):
         r = CliRunner().invoke(main, ["plot", store, "--out", str(tmp_path / "g.png"), *args])
@@ -564,6 +565,9 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     for args, message in (
         (["--anova", "--factors", "cc,iw,tcp.cc"], "error: --factors: 'tcp.cc' names tcp.cc, which 'cc' named already; give each factor once\n"),
         (["--by", "iw,iw"], "error: --by: 'iw' names tcp.iw, which 'iw' named already; give each factor once\n"),
+        # An unknown factor names the option that gave it.
+        (["--by", "cc,foo"], "error: --by 'foo': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
+        (["--anova", "--factors", "cc,bar"], "error: --factors 'bar': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
     ):
         r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", *args])
         assert (r.exit_code, r.output) == (2, message)
@@ -819,6 +823,8 @@ def test_a_factor_is_found_by_either_spelling_of_its_list_index() -> None:
     assert resolve_factor(cols, "iw") == "tcp.iw"
     with pytest.raises(StoreError, match=r"^factor 'size' is ambiguous: apps\[0\].size, apps\[1\].size$"):
         resolve_factor(cols, "size")
+    with pytest.raises(StoreError, match=r"^--x 'size': ambiguous factor, it could be apps\[0\].size or apps\[1\].size; give its full name$"):
+        resolve_factor(cols, "size", "--x")
 
 
 def test_the_readmes_python_sweep_runs_as_written(tmp_path) -> None:

@@ -359,7 +359,7 @@ def _factor_list(columns: list[str], text: str, option: str) -> list[str]:
 
     out: dict[str, str] = {}
     for given in (f.strip() for f in text.split(",") if f.strip()):
-        full = resolve_factor(columns, given)
+        full = resolve_factor(columns, given, option)
         if full in out:
             raise StoreError(f"{option}: {given!r} names {full}, which {out[full]!r} named already; give each factor once")
         out[full] = given

@@ -318,8 +318,8 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     finally:
         st.close()
     cols = [c for c in df.columns if c != y]
-    xs = resolve_factor(cols, x)
-    by = [xs] + ([resolve_factor(cols, hue)] if hue else [])
+    xs = resolve_factor(cols, x, "--x")
+    by = [xs] + ([resolve_factor(cols, hue, "--hue")] if hue else [])
     if by[1:] == [xs]:
         raise UsageError([FieldProblem("--hue", f"names {xs}, the --x factor; give another factor, or no --hue", hue, True)])
     summary = summarize(df, by, y, conf=conf)

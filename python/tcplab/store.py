@@ -468,8 +468,10 @@ def _label(level: Any) -> Any:
     return json.dumps(level, sort_keys=True) if isinstance(level, (dict, list)) else level
 
 
-def resolve_factor(columns: list[str], name: str) -> str:
-    """A factor by its full dotted name or by a unique last component ('iw' for 'tcp.iw')."""
+def resolve_factor(columns: list[str], name: str, option: str | None = None) -> str:
+    """A factor by its full dotted name or by a unique last component ('iw'
+    for 'tcp.iw'). `option`, when given, is the option or argument that named
+    it, and an error begins with it."""
     if name in columns:
         return name
     same = [c for c in columns if field_path(c) == field_path(name)]  # apps[0].size is apps.0.size
@@ -479,6 +481,10 @@ def resolve_factor(columns: list[str], name: str) -> str:
     if len(matches) == 1:
         return matches[0]
     factors = [c for c in columns if c not in ("run_id", "rep", "seed")]
+    if option is not None:
+        if not matches:
+            raise StoreError(f"{option} {name!r}: unknown factor; the store's factors: {', '.join(factors)}")
+        raise StoreError(f"{option} {name!r}: ambiguous factor, it could be {' or '.join(matches)}; give its full name")
     if not matches:
         raise StoreError(f"unknown factor {name!r}; the store's factors: {', '.join(factors)}")
     raise StoreError(f"factor {name!r} is ambiguous: {', '.join(matches)}")
