@@ -141,6 +141,15 @@ def test_figures_of_many_connections_keep_a_legend_entry_per_application(tmp_pat
         r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "b.toml"), "-o", str(out)])
         assert r.exit_code == 0, r.output
         assert re.findall(r"<!-- ((?:first|later)[^>]*) -->", out.read_text()) == entries, figure
+    # Up to MAX_FLOWS_APART connections, each is named by its application
+    # and number, as in the cwnd figure (web100's legend said "flow 0" only).
+    two = {**BURSTS, "apps": [{**a, "flows": 2} for a in BURSTS["apps"]]}
+    (tmp_path / "two.toml").write_text(dumps_toml(two))
+    for figure in ("web100-cwnd", "web100-rtt"):
+        r = CliRunner().invoke(main, ["plot", figure, str(tmp_path / "two.toml"), "-o", str(tmp_path / "two.svg")])
+        assert r.exit_code == 0, r.output
+        named = re.findall(r"<!-- ((?:first|later)[^>]*) -->", (tmp_path / "two.svg").read_text())
+        assert named == ["first (flow 0)", "first (flow 1)", "later (flow 2)", "later (flow 3)"], figure
     # The SampleRTT histogram draws one histogram per legend entry, of all
     # its connections' samples (it drew one per connection, 8 here, in two
     # colours).

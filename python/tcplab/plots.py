@@ -207,7 +207,7 @@ def web100_plot(panels: dict[str, Any], out: str | Path, view: str) -> Path:
     fig, axes = plt.subplots(1, len(panels), figsize=(6 * len(panels), 4.5), squeeze=False, sharey=view != "rtt")
     for ax, (title, w) in zip(axes[0], panels.items()):
         key = "run" if "run" in w.columns else "flow"
-        styles = _flow_styles(w, lambda f, a: f"flow {f}") if key == "flow" else {n: (None, f"run {n}") for n in w.run.unique()}
+        styles = _flow_styles(w, lambda f, a: f"{a} (flow {f})") if key == "flow" else {n: (None, f"run {n}") for n in w.run.unique()}
         groups = w.groupby(key, sort=True)
         if view == "rtt":  # one histogram per legend entry, of all its connections' samples
             series_of = w[key].map(lambda n: styles[n][1])
