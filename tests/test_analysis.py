@@ -158,6 +158,25 @@ def test_a_summary_of_no_runs_has_its_columns() -> None:
     assert list(one.columns) == list(out.columns) and one.loc[0, "mean"] == 2.0
 
 
+def test_a_factor_called_n_keeps_its_levels_and_the_count_is_runs() -> None:
+    """iw10's factor n (flows per burst) was overwritten by the run counts:
+    `tcplab analyze iw10.duckdb --by profile,n,iw` showed n = 400 in every
+    row. Grouped by n, the count is the column runs; a factor named as
+    another statistic is refused."""
+    from tcplab import UsageError
+    from tcplab.analysis import count_column
+
+    df = pd.DataFrame({"n": [1, 1, 1, 18, 18], "iw": [3, 3, 10, 3, 3], "fct_s": [1.0, 2.0, 4.0, 8.0, 9.0]})
+    out = summarize(df, ["n", "iw"], "fct_s")
+    assert list(out.columns[:4]) == ["n", "iw", "runs", "mean"] and "n" not in list(out.columns[3:])
+    assert out[["n", "iw", "runs", "mean"]].values.tolist() == [[1, 3, 2, 1.5], [1, 10, 1, 4.0], [18, 3, 2, 8.5]]
+    assert count_column(["n", "iw"]) == "runs" and count_column(["iw"]) == "n"
+    with pytest.raises(UsageError) as e:
+        summarize(df.rename(columns={"iw": "mean"}), ["mean"], "fct_s")
+    assert str(e.value) == ("invalid argument: by = ['mean']: 'mean' is also the name of a column of the summary (n, mean, mean_lo, mean_hi, "
+                            "median, median_lo, median_hi, q1, q3, min, max); rename that column of df first")
+
+
 def test_jain_index_hand_examples() -> None:
     assert jain_index([1, 1, 1, 1]) == 1.0
     assert jain_index([1, 0, 0, 0]) == 0.25

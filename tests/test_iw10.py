@@ -221,3 +221,23 @@ def test_a_variant_keeps_the_runs_it_shares_with_the_main_sweep(tmp_path) -> Non
     assert len(per) == 8  # two bursts per run
     shared = set(main.run_ids) & set(run.run_ids)
     assert len(shared) == 2 and set(per[per.n == 1].run_id) == shared
+
+
+def test_analyze_by_the_studys_factor_n_keeps_its_levels(tmp_path) -> None:
+    """`tcplab analyze iw10.duckdb --by n,iw` showed n = 400 (the run count)
+    in every row: the factor's column was overwritten by the counts. The
+    count is now the column runs, and n keeps 1 and 2."""
+    import json
+
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+    from tcplab.studies.common import run_configs
+
+    cfgs = [({"workload": "n+n", "profile": "lte", "buffer": "bdp", "n": n, "iw": iw}, iw10.scenario("lte", "bdp", "n+n", n, iw))
+            for n in (1, 2) for iw in (3, 10)]  # fmt: skip
+    run = run_configs("iw10", cfgs, 2, True, tmp_path, 1, False)
+    r = CliRunner().invoke(main, ["analyze", str(run.store), "--metric", "completed", "--by", "n,iw", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert [(x["n"], x["iw"], x["runs"], x["mean"]) for x in rows] == [(1, 3, 2, 2.0), (1, 10, 2, 2.0), (2, 3, 2, 4.0), (2, 10, 2, 4.0)]

@@ -77,13 +77,27 @@ def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[floa
 _SUMMARY_COLUMNS = ("n", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q1", "q3", "min", "max")
 
 
+def count_column(by: Sequence[str]) -> str:
+    """The name of :func:`summarize`'s column of run counts: ``n``, or
+    ``runs`` when a factor is itself called n (iw10's number of flows)."""
+    return "runs" if "n" in by else "n"
+
+
 def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max. A
-    configuration of one run has no interval (NaN), not one of zero width."""
+    configuration of one run has no interval (NaN), not one of zero width.
+    Grouped by a factor called n, the count is the column ``runs``
+    (:func:`count_column`)."""
     by = _checked_arguments(df, by, "by", metric, conf)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
         raise UsageError([FieldProblem("n_boot", "expected a number of bootstrap resamples, at least 1", n_boot, True)])
+    count = count_column(by)
+    stats = (count, *_SUMMARY_COLUMNS[1:])
+    # A factor named as a statistic's column was overwritten by it (iw10's
+    # factor n by the counts, 400 in every row).
+    if clash := [b for b in by if b in stats]:
+        raise UsageError([FieldProblem("by", f"{b!r} is also the name of a column of the summary ({', '.join(stats)}); rename that column of df first", by, True) for b in clash])
     rows = []
     # A categorical factor (a store's non-numeric levels) groups in its
     # categories' order, and only the combinations the runs have.
@@ -100,8 +114,9 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
         else:
             lo = hi = float("nan")
         mlo, mhi = _median_ci(x, conf, n_boot, seed) if n else (float("nan"), float("nan"))
+        row[count] = n
         row.update(
-            n=n, mean=mean, mean_lo=float(lo), mean_hi=float(hi),
+            mean=mean, mean_lo=float(lo), mean_hi=float(hi),
             median=float(np.median(x)) if n else float("nan"), median_lo=mlo, median_hi=mhi,
             q1=float(np.quantile(x, 0.25)) if n else float("nan"), q3=float(np.quantile(x, 0.75)) if n else float("nan"),
             min=float(np.min(x)) if n else float("nan"), max=float(np.max(x)) if n else float("nan"),
@@ -109,7 +124,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.
         rows.append(row)
     # The columns are there with no rows too (an empty table had none: a
     # caller's out[["iw", "median"]] was a KeyError).
-    out = pd.DataFrame(rows, columns=[*by, *_SUMMARY_COLUMNS])
+    out = pd.DataFrame(rows, columns=[*by, *stats])
     for b in by:  # a categorical factor stays one, so its rows sort in its order
         if isinstance(df[b].dtype, pd.CategoricalDtype) and b in out:
             out[b] = out[b].astype(df[b].dtype)

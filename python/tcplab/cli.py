@@ -287,7 +287,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     a sweep file edited since leaves its earlier runs out."""
     import json as _json
 
-    from .analysis import allocation_of_variation, summarize
+    from .analysis import allocation_of_variation, count_column, summarize
     from .store import Store
     from .units import format_percent
 
@@ -337,7 +337,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         click.echo(table.to_json(orient="records"))
     else:
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({format_percent(conf)} CIs)")
-        if (table.n == 1).any():
+        if (table[count_column(keys)] == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
         _pooled_note(df, keys, metric, "each row mixes runs at all of those levels")
 

@@ -306,7 +306,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     bootstrap interval of the median)."""
     import pandas as pd
 
-    from .analysis import level_order, pooled_factors, summarize
+    from .analysis import count_column, level_order, pooled_factors, summarize
     from .store import Store, resolve_factor
 
     path = _check_out(out)
@@ -340,7 +340,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         # A tick at each level, not matplotlib's round numbers: IW 1, 2 and 4 had ticks at 1.5, 2.5 and 3.5.
         ax.set_xticks(levels, [f"{v:g}" for v in levels])
     ax.set_xlabel(x)
-    alone = "; none for a single run" if (summary.n == 1).any() else ""
+    alone = "; none for a single run" if (summary[count_column(by)] == 1).any() else ""
     ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
     ax.grid(True, alpha=0.3)
     if pooled := pooled_factors(df, by, y):  # what each point mixes, on the figure itself
