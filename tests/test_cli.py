@@ -444,3 +444,13 @@ def test_an_allocation_of_variation_of_one_run_per_cell_has_no_intervals_and_val
     r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--anova", "--factors", "iw"])
     assert r.exit_code == 0 and r.stderr == ""
     assert r.stdout.endswith("  —: with one run per configuration the error has no degrees of freedom, so no interval\n")
+    # Per configuration, --json gives the store's numbers in full (pandas'
+    # to_json kept 10 significant digits).
+    from tcplab.store import Store
+
+    with Store(store, read_only=True) as st:
+        power = st.metric_table("power").sort_values("tcp.iw").power.tolist()
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "power", "--by", "iw", "--json"])
+    assert r.exit_code == 0 and r.stderr == ""
+    assert [(x["tcp.iw"], x["mean"], x["mean_lo"]) for x in json.loads(r.stdout)] == [(1, power[0], None), (4, power[1], None)]
+    assert any(float(f"{v:.10g}") != v for v in power), power  # a value 10 digits do not hold

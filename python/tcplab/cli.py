@@ -317,9 +317,8 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
             except ValueError as e:
                 _fail(str(e))
                 return
-            if as_json:  # an undefined interval is null: JSON has no NaN (it was written as NaN)
-                records = {k: [{c: None if isinstance(v, float) and v != v else v for c, v in r.items()} for r in t.to_dict("records")]
-                           for k, t in (("variation", res.table), ("effects", res.effects))}  # fmt: skip
+            if as_json:
+                records = {k: _json_records(t) for k, t in (("variation", res.table), ("effects", res.effects))}
                 click.echo(_json.dumps({"grand_mean": res.grand_mean, **records}, allow_nan=False))
                 return
             _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
@@ -334,12 +333,19 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         _fail(str(e))
         return
     if as_json:
-        click.echo(table.to_json(orient="records"))
+        click.echo(_json.dumps(_json_records(table), allow_nan=False))
     else:
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({format_percent(conf)} CIs)")
         if (table[count_column(keys)] == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
         _pooled_note(df, keys, metric, "each row mixes runs at all of those levels")
+
+
+def _json_records(table: Any) -> list[dict[str, Any]]:
+    """A table's rows for JSON: every float as Python writes it, which reads
+    back as the same number (pandas' to_json kept 10 significant digits: 1/3
+    came out as 0.3333333333), and an undefined value (NaN) as null."""
+    return [{c: None if isinstance(v, float) and v != v else v for c, v in r.items()} for r in table.to_dict("records")]
 
 
 def _pooled_note(df: Any, used: list[str], metric: str, meaning: str) -> None:
