@@ -241,3 +241,16 @@ def test_analyze_by_the_studys_factor_n_keeps_its_levels(tmp_path) -> None:
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)
     assert [(x["n"], x["iw"], x["runs"], x["mean"]) for x in rows] == [(1, 3, 2, 2.0), (1, 10, 2, 2.0), (2, 3, 2, 4.0), (2, 10, 2, 4.0)]
+    # The study's own metrics, kept in the store, are the per-run table's:
+    # a burst's elapsed time, fairness within it and between the bursts.
+    per = iw10.per_run(run.store, run.run_ids)
+    iw10.keep_run_metrics(run.store, per)
+    for metric, column, burst in (("iw10.elapsed_later_s", "elapsed", "later"), ("iw10.fair_within_first", "fair_within", "first"),
+                                  ("iw10.fair_between", "fair_between", "first")):  # fmt: skip
+        r = CliRunner().invoke(main, ["analyze", str(run.store), "--metric", metric, "--by", "n,iw", "--json"])
+        assert r.exit_code == 0, r.output
+        got = [(x["n"], x["iw"], x["runs"], x["min"], x["max"]) for x in json.loads(r.stdout)]
+        want = per[per.burst == burst].groupby(["n", "iw"])[column].agg(["count", "min", "max"]).reset_index()
+        assert got == [tuple(None if v != v else v for v in w) for w in want.itertuples(index=False)], metric
+        # One flow has no fairness within its burst: no value, not a run left out.
+        assert [g[2] for g in got] == ([0, 0, 2, 2] if column == "fair_within" else [2, 2, 2, 2])

@@ -1208,3 +1208,27 @@ def test_ctrl_c_stops_a_sweep_in_the_middle_of_its_runs(tmp_path, jobs) -> None:
     for child in multiprocessing.active_children():  # the pool's workers, ended (they would run 20 minutes)
         child.join(30)
         assert not child.is_alive(), child
+
+
+def test_put_metrics_adds_a_studys_metrics_and_replaces_its_earlier_values(tmp_path) -> None:
+    """A study's own per-run metrics go beside the generic ones; storing them
+    again (a rerun of the study's analysis) replaces them, leaving one row
+    per run and metric, and leaves the other metrics as they were."""
+    from tcplab.store import Store
+    from tcplab.studies.common import keep_metrics
+
+    (tmp_path / "base.toml").write_text('[sim]\nduration = "2s"\n[topology]\ntype = "dumbbell"\n'
+                                        '[[apps]]\ntype = "bulk"\nsrc = "s0"\ndst = "k0"\nsize = "50kB"\n')  # fmt: skip
+    (tmp_path / "sw.toml").write_text('[sweep]\nscenario = "base.toml"\nreplications = 1\n[factors]\n"tcp.iw" = [1, 4]\n')
+    store = str(tmp_path / "s.duckdb")
+    assert CliRunner().invoke(main, ["sweep", str(tmp_path / "sw.toml"), "--store", store, "-q", "--jobs", "1"]).exit_code == 0
+    with Store(store, read_only=True) as st:
+        ids = st.metric_table("fct_s").sort_values("tcp.iw").run_id.tolist()
+        before = st.con.execute("SELECT count(*) FROM metrics").fetchone()[0]
+    keep_metrics("demo", store, pd.DataFrame({"run_id": ids, "a": [1.0, 2.0], "b": [float("nan"), 0.5]}), {"a": "x_s", "b": "y"})
+    keep_metrics("demo", store, pd.DataFrame({"run_id": ids, "a": [3.0, 4.0], "b": [5.0, 6.0]}), {"a": "x_s", "b": "y"})
+    with Store(store, read_only=True) as st:
+        rows = st.con.execute("SELECT run_id, metric, value FROM metrics WHERE metric LIKE 'demo.%' ORDER BY metric, value").fetchall()
+        assert st.con.execute("SELECT count(*) FROM metrics").fetchone()[0] == before + 4
+        assert st.metric_table("demo.x_s").sort_values("tcp.iw")["demo.x_s"].tolist() == [3.0, 4.0]
+    assert rows == [(ids[0], "demo.x_s", 3.0), (ids[1], "demo.x_s", 4.0), (ids[0], "demo.y", 5.0), (ids[1], "demo.y", 6.0)]

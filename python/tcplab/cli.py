@@ -274,7 +274,8 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
 
 @main.command("analyze")
 @click.argument("store", type=click.Path(dir_okay=False))
-@click.option("--metric", required=True, help="Per-run metric: fct_s, goodput_bps, utilization, drop_rate, jain, efficiency, power, ...")
+@click.option("--metric", required=True, help="Per-run metric: fct_s, goodput_bps, utilization, drop_rate, jain, efficiency, power, ...; "
+              "in a study's store also the study's own, as STUDY.NAME (goyal98.efficiency, iw10.elapsed_later_s).")
 @click.option("--by", default="", help="Comma-separated factors defining a configuration (full names or last components).")
 @click.option("--anova", is_flag=True, help="Full-factorial allocation of variation over --factors.")
 @click.option("--factors", default="", help="With --anova: the factors, comma-separated.")

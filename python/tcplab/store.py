@@ -351,6 +351,23 @@ class Store:
             self.con.execute("ROLLBACK")
             raise
 
+    def put_metrics(self, rows: dict[str, list[Any]]) -> None:
+        """Store more per-run metrics (columns run_id, metric, value): a
+        study's own, computed from its runs' tables after the sweep. Each
+        run's earlier values of these metrics are replaced, in one
+        transaction; every run given should have every metric given."""
+        if not rows["run_id"]:
+            return
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            self.con.execute("DELETE FROM metrics WHERE run_id IN (SELECT unnest(?::VARCHAR[])) AND metric IN (SELECT unnest(?::VARCHAR[]))",
+                             [sorted(set(rows["run_id"])), sorted(set(rows["metric"]))])  # fmt: skip
+            self._insert_columns("metrics", rows, {"run_id": "string", "metric": "string", "value": "float64"})
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+
     # ------------------------------------------------------------ reading
 
     def _members(self) -> str:

@@ -173,6 +173,24 @@ def run_configs(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]]
                     dict(overrides or {}))  # fmt: skip
 
 
+def keep_metrics(study: str, store: str, per: "pd.DataFrame", names: dict[str, str]) -> None:
+    """Store a study's own per-run metrics beside each run's generic ones, as
+    STUDY.NAME, so that `tcplab analyze` and `tcplab plot` take them
+    (`--metric goyal98.efficiency`; the store's `efficiency` is the generic
+    goodput over the busiest link's rate, not the study's). `per` has one
+    row per run (a run_id column); `names` maps its columns to the names
+    stored. A rerun replaces the values it stored before."""
+    from ..store import Store
+
+    rows: dict[str, list[Any]] = {"run_id": [], "metric": [], "value": []}
+    for col, name in names.items():
+        rows["run_id"] += per.run_id.tolist()
+        rows["metric"] += [f"{study}.{name}"] * len(per)
+        rows["value"] += per[col].astype(float).tolist()
+    with Store(store) as st:
+        st.put_metrics(rows)
+
+
 def replications_of(mode: dict[str, Any], replications: int | None) -> tuple[int, str]:
     """The replications a study runs (its mode's, or the user's
     --replications) and what they add to its sweep's name (`-r30`, when

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -283,6 +283,11 @@ def run_metrics(x_bps: Any, demand_bps: Any, capacity: float) -> dict[str, float
     }
 
 
+#: The per-run metrics kept in the store, as goyal98.NAME (`tcplab analyze
+#: OUT/goyal98.duckdb --metric goyal98.efficiency`).
+STORED_METRICS = {"efficiency": "efficiency", "fairness": "fairness", "fairness_fluid": "fairness_fluid", "offered": "offered"}
+
+
 def per_run(store: str, run_ids: "Sequence[str]", overrides: dict[str, Any] | None = None) -> "pd.DataFrame":
     """One row per run of `run_ids`: its factors, efficiency and fairness
     (against the C of each link with `overrides`, a variation's fields, set)."""
@@ -536,6 +541,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: di
                 sc["tcp"]["window"] = f"{kw['window'] * bdp_bytes(levels['link'])}B"
         run = run_configs("goyal98", cfgs, 1, False, out, jobs, progress, variant="-" + name.split()[0].lower(), overrides=overrides)
         per = per_run(run.store, run.run_ids, run.overrides)
+        keep_metrics("goyal98", run.store, per, STORED_METRICS)
         an = analyses(per)
         alloc, cl = allocation_checks(an), claims(per, an)
         rows.append({
@@ -775,6 +781,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     reps, named = replications_of(mode, replications)
     run = run_configs("goyal98", configurations(), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, run.run_ids, run.overrides)
+    keep_metrics("goyal98", run.store, per, STORED_METRICS)
     an = analyses(per)
     alloc = allocation_checks(an)
     cl = claims(per, an)

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, first_replication, jain, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -181,6 +181,20 @@ def burst_metrics(flows: Any) -> dict[str, float]:
         "completed": float(done),
         "n_flows": float(len(fct)),
     }
+
+
+def keep_run_metrics(store: str, per: "pd.DataFrame") -> None:
+    """Keep each run's burst metrics in the store, one value per run, as
+    iw10.elapsed_first_s, iw10.elapsed_later_s, iw10.fair_within_first,
+    iw10.fair_within_later and iw10.fair_between (NaN where the run has no
+    such burst, as bulk+n has no first one, or the burst did not finish)."""
+    wide = per.pivot(index="run_id", columns="burst", values=["elapsed", "fair_within"])
+    wide.columns = [f"{m}_{b}" for m, b in wide.columns]
+    wide = wide.reindex(columns=[f"{m}_{b}" for m in ("elapsed", "fair_within") for b in ("first", "later")])
+    wide["fair_between"] = per.groupby("run_id").fair_between.first()
+    names = {"elapsed_first": "elapsed_first_s", "elapsed_later": "elapsed_later_s", "fair_within_first": "fair_within_first",
+             "fair_within_later": "fair_within_later", "fair_between": "fair_between"}  # fmt: skip
+    keep_metrics("iw10", store, wide.reset_index(), names)
 
 
 def per_run(store: str, run_ids: "Sequence[str]") -> "pd.DataFrame":
@@ -617,6 +631,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
     reps, named = replications_of(mode, replications)
     run = run_configs("iw10", configurations(), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, run.run_ids)
+    keep_run_metrics(run.store, per)
     t = tables(per)
     results = checks(t, per)
     for title, g in grids(t).items():
@@ -659,6 +674,7 @@ def sensitivity(main: list[Check], reps: int, quick: bool, out: str | Path, jobs
         for rng, per_flow, cc, tcp, n, name in variants:
             run = run_configs("iw10", configurations(rng, per_flow, tcp), n, quick, out, jobs, progress, variant=name, overrides=overrides)
             per = per_run(run.store, run.run_ids)
+            keep_run_metrics(run.store, per)
             t = tables(per)
             rows.append(row(rng, per_flow, cc, n, checks(t, per)))
     return pd.DataFrame(rows)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, finish, first_replication, md_table, print_table, replications_of, run_configs, save_figure
+from .common import check_lines, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -271,6 +271,12 @@ SELECT r.run_id, r.factors, r.sim_seconds, pg.web_delay, pg.delay_lo, pg.delay_h
 FROM runs r LEFT JOIN pg USING (run_id) LEFT JOIN fl USING (run_id) LEFT JOIN ln USING (run_id)
 WHERE r.status = 'ok' AND (CAST(? AS VARCHAR) IS NULL OR r.sweep = ?)
 """
+
+
+#: The per-run metrics of the RFC's tables kept in the store, as rfc2415.NAME
+#: (`tcplab analyze OUT/rfc2415.duckdb --metric rfc2415.web_power`).
+STORED_METRICS = {"web_delay": "web_delay_s", "ftp_delay": "ftp_delay_s", "web_power": "web_power", "ftp_power": "ftp_power",
+                  "util": "utilization_pct", "drop_pct": "drop_pct"}  # fmt: skip
 
 
 def per_run(store_path: str, sweep_name: str | None = "rfc2415", run_ids: "Sequence[str] | None" = None) -> "pd.DataFrame":
@@ -610,6 +616,7 @@ def sensitivity(out: str | Path, jobs: int | None, progress: bool, overrides: di
     # id (one replication: the runs are in the configurations' order).
     metrics = per_run(run.store, None).drop(columns=["variant", "webs", "ftps", "iw", "part", "http", "queue", "mix"], errors="ignore")
     metrics = metrics.drop_duplicates("run_id").set_index("run_id")
+    keep_metrics("rfc2415", run.store, metrics.loc[list(dict.fromkeys(run.run_ids))].reset_index(), STORED_METRICS)
     per = pd.DataFrame([{**levels, **metrics.loc[rid].to_dict()} for (levels, _), rid in zip(cfgs, run.run_ids, strict=True)])
     rows = []
     scored = [(w, f) for w, f in ROWS if f >= 1 and not (w == 32 and f <= 2)]
@@ -865,6 +872,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
     reps, named = replications_of(mode, replications)
     run = run_configs("rfc2415", configurations(mode["duration"]), reps, quick, out, jobs, progress, variant=named, overrides=overrides)
     per = per_run(run.store, None, run.run_ids)
+    keep_metrics("rfc2415", run.store, per, STORED_METRICS)
     t = tables(per)
     results = checks(t, per)
     print_tables(t, console)
