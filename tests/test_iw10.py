@@ -254,3 +254,15 @@ def test_analyze_by_the_studys_factor_n_keeps_its_levels(tmp_path) -> None:
         assert got == [tuple(None if v != v else v for v in w) for w in want.itertuples(index=False)], metric
         # One flow has no fairness within its burst: no value, not a run left out.
         assert [g[2] for g in got] == ([0, 0, 2, 2] if column == "fair_within" else [2, 2, 2, 2])
+    # The report's last section names them, with a command that runs.
+    from tcplab.studies.common import store_note
+
+    note = store_note(run)
+    assert note[0] == "## The runs in the store"
+    assert note[1].startswith(f"The runs are in `{tmp_path}/iw10.duckdb`, as the sweep `iw10-quick`, with each run's figures of this study beside the "
+                              "generic metrics: `iw10.elapsed_first_s`, `iw10.elapsed_later_s`, `iw10.fair_between`, `iw10.fair_within_first`, "
+                              "`iw10.fair_within_later`.")  # fmt: skip
+    command = f"tcplab analyze {tmp_path}/iw10.duckdb --sweep iw10-quick --metric iw10.elapsed_first_s --by buffer,iw,n,profile,workload"
+    assert note[2] == f"```\n{command}\n```"
+    r = CliRunner().invoke(main, command.split()[1:])
+    assert r.exit_code == 0 and r.stderr == "", r.output

@@ -281,7 +281,7 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
     """Write the tables as CSV and the report, and print the checks."""
     for n, df in tables.items():
         df.to_csv(run.out_dir / f"{n}.csv", index=False)
-    text = report_text()
+    text = report_text().rstrip("\n") + "\n" + "".join(f"\n{line}\n" for line in store_note(run))
     if run.overrides:  # the variation's paragraph below the title
         title, _, rest = text.partition("\n\n")
         text = "\n\n".join([title, "\n".join(variation_note(run.overrides)).rstrip(), rest])
@@ -294,6 +294,33 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
     figs = ", ".join(p.name for p in figures)
     console.print(f"{run.runs} runs ({run.skipped} already stored) in {run.wall_s:.1f} s; wrote {run.out_dir}/report.md, tables as CSV, {figs}")
     return {"tables": tables, "checks": results, "wall_s": run.wall_s, "report": run.out_dir / "report.md"}
+
+
+def store_note(run: StudyRun) -> list[str]:
+    """The report's last section: where the runs are, and the study's own
+    per-run metrics kept beside them (`keep_metrics`), with the command that
+    analyzes one; nothing for a study that keeps none."""
+    from ..store import open_read
+
+    if not run.store:  # hstcp runs in-process, with no store
+        return []
+    study = run.sweep.split("-")[0]
+    con = open_read(run.store)
+    try:
+        kept = [r[0] for r in con.execute("SELECT DISTINCT metric FROM metrics WHERE starts_with(metric, ?) ORDER BY metric", [f"{study}."]).fetchall()]
+        row = con.execute("SELECT factors FROM sweep_runs WHERE sweep = ? LIMIT 1", [run.sweep]).fetchone()
+    finally:
+        con.close()
+    if not kept or row is None:
+        return []
+    by = ",".join(json.loads(row[0]))
+    where = f"{run.out_dir}/{study}.duckdb"
+    return [
+        "## The runs in the store",
+        f"The runs are in `{where}`, as the sweep `{run.sweep}`, with each run's figures of this study beside the generic "
+        f"metrics: {', '.join(f'`{k}`' for k in kept)}. For example:",
+        f"```\ntcplab analyze {where} --sweep {run.sweep} --metric {kept[0]} --by {by}\n```",
+    ]
 
 
 def save_figure(fig: Any, path: Path, dpi: int = 90) -> Path:
