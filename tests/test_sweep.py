@@ -573,6 +573,51 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
         assert (r.exit_code, r.output) == (2, message)
 
 
+def test_where_takes_the_runs_at_a_factors_levels(tmp_path) -> None:
+    """--where FACTOR=LEVEL: analyze and plot a part of a sweep (iw10's HSPA
+    runs, goyal98's WAN ones), with the same numbers the whole sweep's
+    table has for those runs, and no pooled note for the factor fixed."""
+    path = write_sweep(tmp_path, reps=2, duration="5s")
+    run_sweep(load_sweep(path), jobs=2, progress=False)
+    store = str(tmp_path / "results.duckdb")
+    code, out, _ = _analyze(store, "--by", "cc,iw")
+    whole = {(r["tcp.cc"], r["tcp.iw"]): r for r in json.loads(out)}
+    code, out, err = _analyze(store, "--by", "iw", "--where", "cc=sack")
+    assert (code, err) == (0, "")
+    assert json.loads(out) == [{k: v for k, v in whole[("sack", iw)].items() if k != "tcp.cc"} for iw in (1, 2, 4)]
+    # A number by value, and a factor given twice takes either level.
+    code, out, err = _analyze(store, "--by", "cc,iw", "--where", "iw=1.0", "--where", "tcp.iw=4")
+    assert code == 0 and [(r["tcp.cc"], r["tcp.iw"]) for r in json.loads(out)] == [("reno", 1), ("reno", 4), ("sack", 1), ("sack", 4)]
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--by", "iw", "--where", "cc=reno"])
+    assert r.exit_code == 0 and r.output.startswith("fct_s by tcp.iw, where cc=reno (95% CIs)")
+    r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--anova", "--factors", "iw", "--where", "cc=reno"])
+    assert r.exit_code == 0 and r.output.startswith("Allocation of variation of fct_s, where cc=reno (grand mean ")
+    for args, message in (
+        (["--where", "cc"], "error: --where 'cc': expected FACTOR=LEVEL, such as iw=4 or profile=hspa\n"),
+        (["--where", "cc=cubic"], "error: --where 'cc=cubic': tcp.cc has no level 'cubic'; its levels: reno, sack\n"),
+        (["--where", "queue=5pkt"], "error: --where 'queue': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
+    ):
+        r = CliRunner().invoke(main, ["analyze", store, "--metric", "fct_s", "--by", "iw", *args])
+        assert (r.exit_code, r.output) == (2, message)
+    drawn: list = []
+    from tcplab import plots
+
+    real = plots.save_figure
+    try:
+        plots.save_figure = lambda fig, path, dpi=None: drawn.append(fig) or path
+        r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "--where", "cc=sack", "-o", str(tmp_path / "w.png")])
+        assert r.exit_code == 0, r.output
+        r = CliRunner().invoke(main, ["plot", store, "--x", "iw", "--y", "fct_s", "-o", str(tmp_path / "w.png")])
+        assert r.exit_code == 0, r.output
+    finally:
+        plots.save_figure = real
+    assert [f.axes[0].get_title() for f in drawn] == ["where cc=sack", "pooled over tcp.cc (reno, sack)"]
+    sack = [whole[("sack", iw)]["mean"] for iw in (1, 2, 4)]
+    assert list(drawn[0].axes[0].lines[0].get_ydata()) == sack
+    r = CliRunner().invoke(main, ["plot", "seq", "examples/fall-floyd-drops.toml", "--where", "cc=sack", "-o", str(tmp_path / "s.png")])
+    assert (r.exit_code, r.output) == (2, "error: plot seq: --where does not apply to this figure (it applies to: a results store)\n")
+
+
 def test_levels_come_out_in_the_sweeps_order_whatever_their_type(tmp_path) -> None:
     """Levels that are not all numbers (text, a TOML table, numbers mixed
     with text) are grouped, tabled and drawn in the order the sweep file

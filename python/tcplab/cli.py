@@ -168,8 +168,10 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 @click.option("--hue", default=None, help="store: a factor drawn as separate lines.")
 @click.option("--stat", default=None, help="store: mean (t-interval, the default) or median (bootstrap interval).")
 @click.option("--sweep", default=None, help="store: the sweep to draw (needed when the store holds several).")
+@click.option("--where", "where", multiple=True, metavar="FACTOR=LEVEL", help="store: only the runs at this level of a factor (repeatable).")
 def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...], link: str | None, sets: tuple[str, ...],
-             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str | None, sweep: str | None) -> None:  # fmt: skip
+             seed: int | None, x: str | None, y: str | None, hue: str | None, stat: str | None, sweep: str | None,
+             where: tuple[str, ...]) -> None:  # fmt: skip
     """Draw a figure.
 
     \b
@@ -177,7 +179,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     tcplab plot cwnd SCENARIO -o fig.svg    cwnd and ssthresh against time
     tcplab plot web100-VIEW SCENARIO -o f.png   web100 views: cwnd, bw (against
                                             time), bw-cwnd, rtt (histogram), acks
-    tcplab plot STORE.duckdb --x iw --y fct_s [--hue webs] -o fig.png
+    tcplab plot STORE.duckdb --x iw --y fct_s [--hue webs] [--where ftps=1] -o fig.png
     """
     from .plots import plot_run, store_plot
     from .store import StoreError
@@ -187,10 +189,10 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
     kind = "store" if figure.endswith(".duckdb") else "web100" if figure.startswith("web100-") else figure
     given = {"SCENARIO": scenario is not None, "--app": bool(apps), "--link": link is not None, "--set": bool(sets),
              "--seed": seed is not None, "--x": x is not None, "--y": y is not None, "--hue": hue is not None,
-             "--stat": stat is not None, "--sweep": sweep is not None}  # fmt: skip
+             "--stat": stat is not None, "--sweep": sweep is not None, "--where": bool(where)}  # fmt: skip
     applies = {"SCENARIO": ("seq", "cwnd", "web100"), "--app": ("seq", "cwnd", "web100"), "--link": ("seq",),
                "--set": ("seq", "cwnd", "web100"), "--seed": ("seq", "cwnd", "web100"), "--x": ("store",),
-               "--y": ("store",), "--hue": ("store",), "--stat": ("store",), "--sweep": ("store",)}  # fmt: skip
+               "--y": ("store",), "--hue": ("store",), "--stat": ("store",), "--sweep": ("store",), "--where": ("store",)}  # fmt: skip
     if kind in ("seq", "cwnd", "web100", "store"):
         for opt, on in given.items():
             if on and kind not in applies[opt]:
@@ -206,7 +208,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
         elif figure.endswith(".duckdb"):
             if not x or not y:
                 _fail("plot STORE: --x FACTOR and --y METRIC are required")
-            path = store_plot(figure, x, y, out, hue=hue, stat=stat or "mean", sweep=sweep)  # type: ignore[arg-type]
+            path = store_plot(figure, x, y, out, hue=hue, stat=stat or "mean", sweep=sweep, where=where)  # type: ignore[arg-type]
         else:
             _fail(f"plot {figure!r}: expected seq, cwnd, web100-VIEW (cwnd, bw, bw-cwnd, rtt, acks) or a results store (.duckdb)")
             return
@@ -282,14 +284,17 @@ def sweep_cmd(sweep_file: str, jobs: int | None, backend: str, scheduler: str | 
 @click.option("--conf", type=click.FloatRange(0.5, 0.999), default=0.95, help="Confidence level.")
 @click.option("--json", "as_json", is_flag=True, help="Print the tables as JSON.")
 @click.option("--sweep", default=None, help="The sweep to analyze (needed when the store holds several).")
-def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, conf: float, as_json: bool, sweep: str | None) -> None:
+@click.option("--where", "where", multiple=True, metavar="FACTOR=LEVEL",
+              help="Only the runs at this level of a factor (repeatable; a factor given twice takes either level), e.g. --where profile=hspa.")
+def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, conf: float, as_json: bool, sweep: str | None,
+                where: tuple[str, ...]) -> None:  # fmt: skip
     """Summarize a results store: per-configuration statistics, or an analysis
     of variation. It takes the runs of one sweep as the sweep was last run;
     a sweep file edited since leaves its earlier runs out."""
     import json as _json
 
     from .analysis import allocation_of_variation, count_column, summarize
-    from .store import Store
+    from .store import Store, select_levels
     from .units import format_percent
 
     if anova and by:
@@ -308,6 +313,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         if missing:
             click.echo(f"note: sweep {name}: {counts['ok']} of its {counts['runs']} runs are stored ({counts['failed']} failed, "
                        f"{missing - counts['failed']} not run yet); the tables below leave the others out", err=True)  # fmt: skip
+        df = select_levels(df, metric, where)
         cols = [c for c in df.columns if c != metric]
         if anova:
             fs = _factor_list(cols, factors, "--factors")
@@ -322,7 +328,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
                 records = {k: _json_records(t) for k, t in (("variation", res.table), ("effects", res.effects))}
                 click.echo(_json.dumps({"grand_mean": res.grand_mean, **records}, allow_nan=False))
                 return
-            _print_df(res.table, f"Allocation of variation of {metric} (grand mean {res.grand_mean:.6g})")
+            _print_df(res.table, f"Allocation of variation of {metric}{_where_text(where)} (grand mean {res.grand_mean:.6g})")
             _print_df(res.effects, f"Effects ({format_percent(conf)} confidence intervals)")
             if res.effects.lo.isna().all():
                 click.echo("  —: with one run per configuration the error has no degrees of freedom, so no interval")
@@ -336,10 +342,15 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
     if as_json:
         click.echo(_json.dumps(_json_records(table), allow_nan=False))
     else:
-        _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'} ({format_percent(conf)} CIs)")
+        _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'}{_where_text(where)} ({format_percent(conf)} CIs)")
         if (table[count_column(keys)] == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
         _pooled_note(df, keys, metric, "each row mixes runs at all of those levels")
+
+
+def _where_text(where: tuple[str, ...]) -> str:
+    """The runs --where chose, for a table's title (', where profile=hspa')."""
+    return f", where {', '.join(where)}" if where else ""
 
 
 def _json_records(table: Any) -> list[dict[str, Any]]:

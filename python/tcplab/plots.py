@@ -299,15 +299,16 @@ def plot_run(kind: str, scenario: "str | Path | dict[str, Any] | Scenario", out:
 
 
 def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str | None = None, stat: str = "mean", conf: float = 0.95,
-               sweep: str | None = None) -> Path:  # fmt: skip
+               sweep: str | None = None, where: Sequence[str] = ()) -> Path:  # fmt: skip
     """A line plot of a per-run metric `y` against factor `x` from the runs of
     `sweep` in a results store (its only sweep when None), one line per level
     of `hue`, with confidence-interval error bars (t-interval of the mean, or
-    bootstrap interval of the median)."""
+    bootstrap interval of the median); only the runs at the levels `where`
+    gives (FACTOR=LEVEL each, as :func:`tcplab.store.select_levels` reads them)."""
     import pandas as pd
 
     from .analysis import count_column, level_order, pooled_factors, summarize
-    from .store import Store, resolve_factor
+    from .store import Store, resolve_factor, select_levels
 
     path = _check_out(out)
     if stat not in ("mean", "median"):
@@ -317,6 +318,9 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         df = st.metric_table(y, sweep, option="--y")
     finally:
         st.close()
+    if isinstance(where, str):  # one FACTOR=LEVEL, not its characters
+        where = [where]
+    df = select_levels(df, y, list(where))
     cols = [c for c in df.columns if c != y]
     xs = resolve_factor(cols, x, "--x")
     by = [xs] + ([resolve_factor(cols, hue, "--hue")] if hue else [])
@@ -343,8 +347,10 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
     alone = "; none for a single run" if (summary[count_column(by)] == 1).any() else ""
     ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
     ax.grid(True, alpha=0.3)
-    if pooled := pooled_factors(df, by, y):  # what each point mixes, on the figure itself
-        ax.set_title(f"pooled over {pooled}", fontsize=8, wrap=True)
+    chosen = f"where {', '.join(where)}" if where else ""
+    pooled = pooled_factors(df, by, y)  # what each point mixes, on the figure itself
+    if title := "; ".join(t for t in (chosen, pooled and f"pooled over {pooled}") if t):
+        ax.set_title(title, fontsize=8, wrap=True)
     if hue:
         ax.legend(fontsize=8)
     return save_figure(fig, path)

@@ -485,6 +485,47 @@ def _label(level: Any) -> Any:
     return json.dumps(level, sort_keys=True) if isinstance(level, (dict, list)) else level
 
 
+def select_levels(df: pd.DataFrame, metric: str, where: "list[str] | tuple[str, ...]", option: str = "--where") -> pd.DataFrame:
+    """The rows of a metric table of `metric` (:meth:`Store.metric_table`) at
+    the factor levels `where` gives, each as FACTOR=LEVEL (a factor by either
+    of its names, as :func:`resolve_factor` finds it; a level as the tables
+    show it, or a number by value). A factor given twice takes either level."""
+    from .analysis import level_order
+
+    columns = [c for c in df.columns if c not in ("run_id", "rep", "seed", metric)]
+    chosen: dict[str, list[Any]] = {}
+    for item in where:
+        name, sep, given = item.partition("=")
+        if not sep or not name.strip() or not given.strip():
+            raise StoreError(f"{option} {item!r}: expected FACTOR=LEVEL, such as iw=4 or profile=hspa")
+        full = resolve_factor(columns, name.strip(), option)
+        levels = level_order(df[full])
+        match = [v for v in levels if _level_is(v, given.strip())]
+        if not match:
+            raise StoreError(f"{option} {item!r}: {full} has no level {given.strip()!r}; its levels: {', '.join(map(str, levels))}")
+        chosen.setdefault(full, []).extend(match)
+    for full, values in chosen.items():
+        df = df[df[full].isin(values)]
+    if chosen and not len(df):
+        combined = " and ".join(f"{k} = {' or '.join(map(str, v))}" for k, v in chosen.items())
+        raise StoreError(f"{option}: no run of the sweep has {combined}")
+    return df
+
+
+def _level_is(value: Any, given: str) -> bool:
+    """Whether factor level `value` is the level a user wrote as `given`:
+    its text as the tables show it (or as JSON: true, not True), or for a
+    number the same number (`iw=4.0`, `rate=1e6`)."""
+    if given in (str(value), json.dumps(value) if not isinstance(value, str) else value):
+        return True
+    if all_numbers([value]):
+        try:
+            return float(given) == float(value)
+        except ValueError:
+            return False
+    return False
+
+
 def resolve_factor(columns: list[str], name: str, option: str | None = None) -> str:
     """A factor by its full dotted name or by a unique last component ('iw'
     for 'tcp.iw'). `option`, when given, is the option or argument that named
