@@ -324,6 +324,35 @@ def test_a_web_size_distribution_is_checked_with_its_file(tmp_path, monkeypatch,
     assert ok.to_core()["apps"][0]["web"]["primary"] == {"type": "empirical", "points": [(1000.0, 0.5), (2000.0, 1.0)]}
 
 
+def test_a_size_file_named_in_a_toml_file_is_found_beside_it(tmp_path, monkeypatch) -> None:
+    """`file = "sizes.csv"` in sub/web.toml is sub/sizes.csv, wherever the run
+    starts from (it was taken from the working directory: `tcplab run
+    sub/web.toml` failed with no such file); the same in a sweep's scenario,
+    and in the scenario `--out` writes, which runs again from anywhere."""
+    from tcplab.scenario.loading import dumps_toml
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "sizes.csv").write_text("bytes,cdf\n1000,0.5\n2000,1.0\n")
+    doc = dumbbell(duration="5s", apps=[{"type": "web", "src": "s0", "dst": "k0", "primary": {"type": "empirical", "file": "sizes.csv"}, "pages": 2}])
+    (sub / "web.toml").write_text(dumps_toml(doc))
+    monkeypatch.chdir(tmp_path)  # no sizes.csv here
+    r = CliRunner().invoke(main, ["run", "sub/web.toml", "--json", "--out", "run1"])
+    assert r.exit_code == 0, r.output
+    assert tcplab.load("sub/web.toml").to_core()["apps"][0]["web"]["primary"] == {"type": "empirical", "points": [(1000.0, 0.5), (2000.0, 1.0)]}
+    assert f'file = "{sub / "sizes.csv"}"' in (tmp_path / "run1" / "scenario.toml").read_text()
+    monkeypatch.chdir(sub)
+    again = CliRunner().invoke(main, ["run", str(tmp_path / "run1" / "scenario.toml"), "--json"])
+    assert again.exit_code == 0 and json.loads(again.stdout)["flows"] == json.loads(r.stdout)["flows"]
+    (sub / "sw.toml").write_text('[sweep]\nscenario = "web.toml"\nreplications = 1\nstore = "s.duckdb"\n[factors]\n"tcp.iw" = [1, 2]\n')
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(main, ["sweep", "sub/sw.toml", "-q", "--jobs", "1"])
+    assert r.exit_code == 0 and "2 runs done" in r.output, r.output
+    (sub / "sizes.csv").unlink()
+    r = CliRunner().invoke(main, ["run", "sub/web.toml"])
+    assert (r.exit_code, r.output) == (2, f"error: invalid scenario in sub/web.toml: apps[0].primary: file '{sub / 'sizes.csv'}': no such file\n")
+
+
 @pytest.mark.parametrize("fields, message", [
     ({"closed_loop": True}, "closed_loop applies to pages every cycle: give cycle too, or leave closed_loop out"),
     ({"cycle": "2s", "think": "1s"}, "think has no effect with cycle (pages start a cycle apart): leave one of them out"),

@@ -163,22 +163,44 @@ def test_the_readme_error_example_is_what_the_command_prints(tmp_path, monkeypat
     assert res.exit_code == 2 and res.output == lines[i + 1] + "\n"
 
 
+def _inline(node):
+    """A document with each empirical distribution as its (bytes, cdf) points,
+    whether it names a file or lists them."""
+    from tcplab.scenario.apps import _read_cdf
+    from tcplab.units import parse_size
+
+    if isinstance(node, list):
+        return [_inline(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "empirical":
+        pts = [(parse_size(b), float(c)) for b, c in node["points"]] if "points" in node else _read_cdf(node["file"])
+        return {"type": "empirical", "points": pts}
+    return {k: _inline(v) for k, v in node.items()}
+
+
 @pytest.mark.parametrize("study", ["rfc2415", "iw10", "hstcp", "goyal98"])
 def test_exported_scenarios_are_the_runs_the_study_makes(tmp_path, study) -> None:
     import importlib
     import tomllib
 
-    from tcplab.scenario.loading import read_toml
+    from tcplab.scenario.loading import parse_toml, read_toml
     from tcplab.studies.common import export_scenarios
 
     mod = importlib.import_module(f"tcplab.studies.{study}")
     over = {"tcp.rto_min": "1s"}
     configs = mod.scenarios(quick=True)
-    paths = export_scenarios(study, configs, tmp_path / "sc", over)
-    assert len(paths) == len(configs) == len(set(paths)) and sorted(tmp_path.joinpath("sc").iterdir()) == sorted(paths)
+    data: list = []
+    paths = export_scenarios(study, configs, tmp_path / "sc", over, data_files=data)
+    assert len(paths) == len(configs) == len(set(paths)) and sorted(tmp_path.joinpath("sc").iterdir()) == sorted(paths + data)
+    # goyal98's SPECweb96 sizes go once into a CSV file beside the scenarios,
+    # which name it (they held the table 200 times each).
+    assert [p.name[:6] for p in data] == (["sizes-"] if study == "goyal98" else [])
     for path, (_, doc) in zip(paths, vary(study, configs, over)):
-        assert read_toml(path) == json.loads(json.dumps(doc)) and tomllib.loads(path.read_text()) == read_toml(path)
+        assert _inline(read_toml(path)) == _inline(json.loads(json.dumps(doc))) and tomllib.loads(path.read_text()) == parse_toml(path.read_text())
         assert read_toml(path)["tcp"]["rto_min"] == "1s"
+        if study == "goyal98":
+            assert "points = " not in path.read_text() and f'file = "{data[0].name}"' in path.read_text()
     if study == "hstcp":  # run in-process with each scenario's own seed
         assert [read_toml(p)["sim"]["seed"] for p in paths] == [lv["seed"] for lv, _ in configs]
         return
@@ -234,6 +256,10 @@ def test_cli_exports_scenarios_and_runs_nothing(tmp_path, monkeypatch) -> None:
     assert "workload-bulk+n_profile-hspa_buffer-large_n-18_iw-10.toml" in {p.name for p in (tmp_path / "sc").iterdir()}
     ran = CliRunner().invoke(main, ["run", "sc/workload-n+n_profile-edge_buffer-bdp_n-1_iw-3.toml", "--json"])
     assert ran.exit_code == 0 and {f["cc"] for f in json.loads(ran.output)["flows"]} == {"cubic"}
+    res = CliRunner().invoke(main, ["reproduce", "goyal98", "--export-scenarios", "g"])
+    table = [p.name for p in (tmp_path / "g").glob("*.csv")]
+    assert res.exit_code == 0 and res.output == (f"wrote 72 scenarios of goyal98 into g (with the size distribution they name: {table[0]}), each as its "
+                                                 "first replication runs; run one with: tcplab run g/link-wan_flavour-vanilla_buffer-0.5_RTT_policy-epd.toml\n")
     bad = CliRunner().invoke(main, ["reproduce", "iw10", "--export-scenarios", "sc2", "--set", "tcp.iw=4"])
     assert bad.exit_code == 2 and bad.output.startswith("error: invalid scenario in iw10 with --set: tcp.iw = 4: iw10 varies this field")
     assert not (tmp_path / "sc2").exists()

@@ -430,8 +430,11 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     mod = importlib.import_module(f".studies.{study}", __package__)
     try:
         if export is not None:
-            paths = export_scenarios(study, mod.scenarios(quick), export, overrides)
-            click.echo(f"wrote {len(paths)} scenarios of {study}{' (quick)' if quick else ''} into {export}, each as its first "
+            data: list[Path] = []
+            paths = export_scenarios(study, mod.scenarios(quick), export, overrides, data_files=data)
+            tables = [p.name for p in data]
+            beside = f" (with the size distribution{'s' if len(tables) > 1 else ''} they name: {', '.join(tables)})" if tables else ""
+            click.echo(f"wrote {len(paths)} scenarios of {study}{' (quick)' if quick else ''} into {export}{beside}, each as its first "
                        f"replication runs; run one with: tcplab run {paths[0]}")  # fmt: skip
             return
         more = {} if replications is None else {"replications": replications}

@@ -157,7 +157,8 @@ class EmpiricalSize(_Model):
     points: list[tuple[Size, Annotated[Float, Field(ge=0.0, le=1.0)]]] = []
     """(size, cumulative probability) pairs, both non-decreasing, the last probability 1."""
     file: Optional[str] = None
-    """A CSV file of 'bytes,cdf' lines (relative to the working directory), instead of points."""
+    """A CSV file of 'bytes,cdf' lines, instead of points: in a TOML file, a path
+    from that file's directory; in a dictionary or an override, from the working directory."""
     _read: list[tuple[float, float]] = PrivateAttr(default_factory=list)
 
     @model_validator(mode="after")
@@ -192,7 +193,8 @@ def _read_cdf(file: str) -> list[tuple[float, float]]:
     try:
         text = Path(file).read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ValueError(f"file {file!r}: no such file (a path relative to the working directory)") from None
+        where = "" if Path(file).is_absolute() else " (a path relative to the working directory)"
+        raise ValueError(f"file {file!r}: no such file{where}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"file {file!r}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
     return parse_cdf(text, f"file {file!r}")

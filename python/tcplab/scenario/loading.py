@@ -44,7 +44,29 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     except UnicodeDecodeError as e:
         what = "a DuckDB file (a results store: read it with tcplab analyze, export or plot)" if _is_duckdb(p) else f"not UTF-8 text (byte {e.object[e.start]:#04x} at offset {e.start})"
         raise ScenarioError(f"not a TOML file: {what}", source=str(p)) from None
-    return parse_toml(text, str(p))
+    doc = parse_toml(text, str(p))
+    if "empirical" in text:  # a scenario of 100,000 applications is not walked for none
+        _files_beside(doc, p.resolve().parent)
+    return doc
+
+
+def _files_beside(node: Any, base: Path) -> None:
+    """Give each empirical distribution's relative `file` in a document read
+    from a TOML file as a path from `base`, that file's directory, made
+    absolute: `file = "sizes.csv"` is the one beside the scenario (or sweep)
+    file, wherever it is run from, and a scenario written out as it ran
+    (`tcplab run --out`) finds it again. It was taken from the working
+    directory, so `tcplab run sub/scenario.toml` could not find the CSV
+    beside it."""
+    if isinstance(node, dict):
+        f = node.get("file")
+        if node.get("type") == "empirical" and isinstance(f, str) and f and not Path(f).is_absolute():
+            node["file"] = str(base / f)
+        for v in node.values():
+            _files_beside(v, base)
+    elif isinstance(node, list):
+        for v in node:
+            _files_beside(v, base)
 
 
 def parse_toml(text: str, source: str | None = None) -> dict[str, Any]:

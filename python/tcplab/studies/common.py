@@ -223,10 +223,12 @@ def first_replication(configs: list[tuple[dict[str, Any], dict[str, Any]]], base
 
 
 def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, Any]]], out: str | Path,
-                     overrides: dict[str, Any] | None = None) -> list[Path]:  # fmt: skip
+                     overrides: dict[str, Any] | None = None, data_files: list[Path] | None = None) -> list[Path]:  # fmt: skip
     """Write each configuration's scenario (with `overrides` set) as a TOML
     file into `out`, named by its factor levels, for `tcplab run` to run or a
-    user to edit (`tcplab reproduce STUDY --export-scenarios DIR`)."""
+    user to edit (`tcplab reproduce STUDY --export-scenarios DIR`). The
+    empirical size distributions they use go beside them as CSV files, each
+    once, which `data_files` (when given) receives."""
     import importlib
 
     from ..api import out_directory
@@ -239,10 +241,37 @@ def export_scenarios(study: str, configs: list[tuple[dict[str, Any], dict[str, A
     assert len(set(names)) == len(names), "a study's configurations have distinct factor levels"
     out_dir = out_directory("out", out)
     paths = []
+    tables: dict[str, str] = {}
     for name, (_, doc) in zip(names, docs):
-        (out_dir / name).write_text(dumps_toml(doc))
+        (out_dir / name).write_text(dumps_toml(_points_as_files(doc, study, out_dir, tables)))
         paths.append(out_dir / name)
+    if data_files is not None:
+        data_files.extend(out_dir / t for t in dict.fromkeys(tables.values()))
     return paths
+
+
+def _points_as_files(node: Any, study: str, out_dir: Path, tables: dict[str, str]) -> Any:
+    """`node` with each empirical size distribution's points written once as
+    a 'bytes,cdf' CSV file in `out_dir` and named by it (`file =
+    "sizes-1a2b3c4d.csv"`, found beside the scenario): goyal98's SPECweb96
+    table was written out in full twice for each of its 100 clients, in each
+    of 72 files, so changing it meant editing 14,400 copies. `tables` maps a
+    distribution's points to its file's name across the files written."""
+    if isinstance(node, list):
+        return [_points_as_files(v, study, out_dir, tables) for v in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") == "empirical" and node.get("points"):
+        from ..units import parse_size
+
+        key = json.dumps(node["points"])
+        if key not in tables:
+            tables[key] = f"sizes-{hashlib.sha256(key.encode()).hexdigest()[:8]}.csv"
+            lines = [f"# An empirical size distribution of tcplab reproduce {study}'s scenarios: edit it to change theirs.", "bytes,cdf"]
+            lines += [f"{parse_size(b)},{c!r}" for b, c in node["points"]]
+            (out_dir / tables[key]).write_text("\n".join(lines) + "\n")
+        return {**{k: v for k, v in node.items() if k != "points"}, "file": tables[key]}
+    return {k: _points_as_files(v, study, out_dir, tables) for k, v in node.items()}
 
 
 def want_runs(con: Any, run_ids: "Any") -> None:
