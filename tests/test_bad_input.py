@@ -322,6 +322,13 @@ def test_a_web_size_distribution_is_checked_with_its_file(tmp_path, monkeypatch,
     (tmp_path / "sizes.csv").write_text("bytes,cdf\n# Mah's median\n1000,0.5\n\n2000,1.0\n")
     ok = tcplab.load(dumbbell(apps=[{"type": "web", "src": "s0", "dst": "k0", "primary": {"type": "empirical", "file": "sizes.csv"}, "pages": 1}]))
     assert ok.to_core()["apps"][0]["web"]["primary"] == {"type": "empirical", "points": [(1000.0, 0.5), (2000.0, 1.0)]}
+    # Kept as the file found, so the scenario written out runs again from
+    # anywhere (a relative path is read from the written file's directory).
+    assert ok.apps[0].primary.file == str(tmp_path / "sizes.csv")
+    res = tcplab.run(ok)
+    res.save(tmp_path / "run1")
+    monkeypatch.chdir(tmp_path / "run1")
+    assert tcplab.run("scenario.toml").flows.equals(res.flows)
 
 
 def test_a_size_file_named_in_a_toml_file_is_found_beside_it(tmp_path, monkeypatch) -> None:

@@ -178,6 +178,12 @@ class EmpiricalSize(_Model):
         if pts[-1][1] != 1.0:
             raise ValueError(f"{where}: the last cumulative probability is {pts[-1][1]:g}; a distribution function ends at 1")
         self._read = pts
+        if self.file and not Path(self.file).is_absolute():
+            # The file as found, so that the scenario written out as it ran
+            # (`tcplab run --out`, Result.save) finds it again from its own
+            # directory, where a relative path would be looked for. Set in
+            # place: assigning would validate the model again.
+            self.__dict__["file"] = str(Path(self.file).resolve())
         return self
 
     def cdf_points(self) -> list[tuple[float, float]]:
