@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
+from click.testing import CliRunner
 
+import tcplab
+from tcplab.cli import main
 from tcplab.studies import hstcp
 
 
@@ -40,3 +44,24 @@ def test_quick_reproduction_meets_every_check(tmp_path) -> None:
     assert f"{2 + n_sens} runs in " in report and f" s: 1 per stack (seed 1), and {n_sens} for the sensitivity table. " in report
     for view in ("cwnd", "bw", "bw-cwnd", "rtt", "acks"):
         assert (tmp_path / f"web100-{view}.png").stat().st_size > 10_000
+
+
+def test_a_study_does_not_write_over_another_studys_directory(tmp_path, monkeypatch) -> None:
+    """Every study writes report.md, per_run.csv and sensitivity.csv: one run
+    into another study's directory wrote over its report. It is refused
+    before anything runs; the same study (or a variation) goes on as before."""
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", "-q", "--out", "x"]).exit_code == 0
+    report = (tmp_path / "x" / "report.md").read_text()
+    r = CliRunner().invoke(main, ["reproduce", "iw10", "--quick", "-q", "--out", "x"])
+    assert (r.exit_code, r.output) == (2, "error: --out 'x': holds the results of hstcp (its report, x/report.md), whose report and tables iw10's "
+                                          "would write over; give iw10 a directory of its own, such as iw10-out\n")  # fmt: skip
+    assert (tmp_path / "x" / "report.md").read_text() == report and not (tmp_path / "x" / "iw10.duckdb").exists()
+    (tmp_path / "y").mkdir()
+    (tmp_path / "y" / "goyal98.duckdb").write_bytes(b"")
+    with pytest.raises(tcplab.UsageError) as e:
+        hstcp.reproduce(quick=True, out=tmp_path / "y")
+    assert str(e.value) == (f"invalid argument: out = '{tmp_path / 'y'}': holds the results of goyal98 ({tmp_path / 'y' / 'goyal98.duckdb'}), "
+                            "whose report and tables hstcp's would write over; give hstcp a directory of its own, such as hstcp-out")
+    r = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", "-q", "--out", "x", "--set", "tcp.mss=1000"])
+    assert r.exit_code == 0, r.output

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from . import __version__
-from .errors import InternalError, ScenarioError, TcplabError
+from .errors import InternalError, ScenarioError, TcplabError, UsageError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -416,7 +416,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     the report compares the variation with the published results."""
     import importlib
 
-    from .studies.common import export_scenarios, variation_dir
+    from .studies.common import check_out, export_scenarios, variation_dir
 
     overrides = _parse_sets(sets)
     if replications is not None and study == "hstcp":
@@ -437,8 +437,13 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
             click.echo(f"wrote {len(paths)} scenarios of {study}{' (quick)' if quick else ''} into {export}{beside}, each as its first "
                        f"replication runs; run one with: tcplab run {paths[0]}")  # fmt: skip
             return
+        target = out or variation_dir(study, overrides)
+        try:
+            check_out(study, target)
+        except UsageError as e:
+            _fail(f"{'--out' if out else 'the output directory'} {target!r}: {e.problems[0].message}")
         more = {} if replications is None else {"replications": replications}
-        mod.reproduce(quick=quick, jobs=jobs, out=out or variation_dir(study, overrides), progress=not quiet, console=_console(180),
+        mod.reproduce(quick=quick, jobs=jobs, out=target, progress=not quiet, console=_console(180),
                       overrides=overrides, **more)  # fmt: skip
     except ScenarioError as e:
         _fail(str(e))

@@ -191,6 +191,34 @@ def keep_metrics(study: str, store: str, per: "pd.DataFrame", names: dict[str, s
         st.put_metrics(rows)
 
 
+#: The studies `tcplab reproduce` runs.
+STUDIES = ("rfc2415", "iw10", "hstcp", "goyal98")
+
+
+def check_out(study: str, out: str | Path) -> None:
+    """Refuse an output directory that holds another study's results: their
+    report.md, per_run.csv and sensitivity.csv would be written over (a
+    study's variations share their directory and store on purpose). Told by
+    the other study's store, or by its report's first line."""
+    import importlib
+
+    from ..errors import FieldProblem, UsageError
+
+    where = Path(out)
+    try:
+        first = (where / "report.md").read_text(encoding="utf-8").split("\n", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        first = None
+    for other in STUDIES:
+        if other == study:
+            continue
+        store = where / f"{other}.duckdb"
+        if store.exists() or first == importlib.import_module(f"{__package__}.{other}").TITLE:
+            what = f"{store}" if store.exists() else f"its report, {where / 'report.md'}"
+            raise UsageError([FieldProblem("out", f"holds the results of {other} ({what}), whose report and tables {study}'s would write "
+                                           f"over; give {study} a directory of its own, such as {study}-out", str(out), True)])  # fmt: skip
+
+
 def replications_of(mode: dict[str, Any], replications: int | None) -> tuple[int, str]:
     """The replications a study runs (its mode's, or the user's
     --replications) and what they add to its sweep's name (`-r30`, when

@@ -24,11 +24,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, StudyRun, check_lines, finish, md_table, print_table, vary
+from .common import Check, StudyRun, check_lines, check_out, finish, md_table, print_table, vary
 
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The report's first line (`common.check_out` tells a study's output directory by it).
+TITLE = "# HighSpeed TCP against standard TCP with web100 variables (UCL-CERN, 2003)"
 STACKS = {"standard": "sack", "hstcp": "highspeed"}
 LABELS = {"standard": "standard TCP (Reno with SACK)", "hstcp": "HighSpeed TCP (RFC 3649)"}
 
@@ -302,7 +304,7 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
     bdp_pkts = 100e6 * 0.016 / 8 / 1538
     seeds = "seed 1" if meta["seeds"] == 1 else f"seeds 1-{meta['seeds']}"
     lines = [
-        "# HighSpeed TCP against standard TCP with web100 variables (UCL-CERN, 2003)",
+        TITLE,
         "",
         f"{meta['runs']} runs in {meta['wall_s']:.1f} s: {meta['seeds']} per stack ({seeds}), and "
         f"{meta['runs'] - 2 * meta['seeds']} for the sensitivity table. "
@@ -396,6 +398,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "h
 
     from ..api import out_directory
 
+    check_out("hstcp", out)
     console = console or Console()
     seeds = 1 if quick else 3
     t0 = time.perf_counter()

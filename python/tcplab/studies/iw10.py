@@ -19,13 +19,15 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_lines, check_out, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
+#: The report's first line (`common.check_out` tells a study's output directory by it).
+TITLE = "# Järvinen et al. (IETF 78, 2010), IW3 against IW10 on wireless links, reproduced with tcplab"
 #: (profile, buffer) cases of the study; LTE had a BDP buffer only.
 CASES = [("edge", "bdp"), ("edge", "large"), ("hspa", "bdp"), ("hspa", "large"), ("lte", "bdp")]
 NS = (1, 2, 6, 18)
@@ -519,7 +521,7 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
                    f"{base_rtt(prof) * 1e3:.0f} ms |")  # fmt: skip
     cmp = t["slides"]
     lines = [
-        "# Järvinen et al. (IETF 78, 2010), IW3 against IW10 on wireless links, reproduced with tcplab",
+        TITLE,
         "",
         f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} per case, {meta['runs']} runs ({meta['skipped']} of them "
         f"reused from the store), {meta['wall_s']:.1f} s of wall time for the runs.",
@@ -626,6 +628,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
     report; `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
+    check_out("iw10", out)
     console = console or Console()
     mode = QUICK if quick else FULL
     reps, named = replications_of(mode, replications)

@@ -17,13 +17,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
+from .common import check_lines, check_out, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
+#: The report's first line (`common.check_out` tells a study's output directory by it).
+TITLE = "# RFC 2415 reproduced with tcplab"
 #: The model's parameters that the RFC does not give. Each is either taken
 #: from the code the RFC's authors ran (ns-2's BayFullTcp and its FTP
 #: applications, by K. Nichols: the RFC's "tcp-full code ... modified to use an
@@ -747,7 +749,7 @@ def _http11_gains(t: dict[str, "pd.DataFrame"]) -> str:
 def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], meta: dict[str, Any], figs: list["Path"],
            sens: "pd.DataFrame | None" = None) -> str:  # fmt: skip
     lines = [
-        "# RFC 2415 reproduced with tcplab",
+        TITLE,
         "",
         f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} of {meta['duration']} per configuration, "
         f"{meta['runs']} runs, {meta['wall_s']:.1f} s of wall time on "
@@ -867,6 +869,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
     `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
+    check_out("rfc2415", out)
     console = console or Console()
     mode = QUICK if quick else FULL
     reps, named = replications_of(mode, replications)
