@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import duckdb
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -614,6 +615,11 @@ def test_where_takes_the_runs_at_a_factors_levels(tmp_path) -> None:
     assert [f.axes[0].get_title() for f in drawn] == ["where cc=sack", "pooled over tcp.cc (reno, sack)"]
     sack = [whole[("sack", iw)]["mean"] for iw in (1, 2, 4)]
     assert list(drawn[0].axes[0].lines[0].get_ydata()) == sack
+    # A level as the tables show it, a truth value as TOML writes it too, a number by value.
+    from tcplab.store import _level_is
+
+    assert [_level_is(v, g) for v, g in ((np.int64(4), "4.0"), (True, "true"), (True, "True"), (0.5, "5e-1"), ("sack", "sack"), ("x", "1"), (2, "two"))] == [
+        True, True, True, True, True, False, False]
     r = CliRunner().invoke(main, ["plot", "seq", "examples/fall-floyd-drops.toml", "--where", "cc=sack", "-o", str(tmp_path / "s.png")])
     assert (r.exit_code, r.output) == (2, "error: plot seq: --where does not apply to this figure (it applies to: a results store)\n")
 

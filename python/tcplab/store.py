@@ -514,9 +514,9 @@ def select_levels(df: pd.DataFrame, metric: str, where: "list[str] | tuple[str, 
 
 def _level_is(value: Any, given: str) -> bool:
     """Whether factor level `value` is the level a user wrote as `given`:
-    its text as the tables show it (or as JSON: true, not True), or for a
-    number the same number (`iw=4.0`, `rate=1e6`)."""
-    if given in (str(value), json.dumps(value) if not isinstance(value, str) else value):
+    its text as the tables show it (a truth value as TOML writes it too:
+    true), or for a number the same number (`iw=4.0`, `rate=1e6`)."""
+    if given == str(value) or (isinstance(value, (bool, np.bool_)) and given == str(value).lower()):
         return True
     if all_numbers([value]):
         try:
