@@ -65,3 +65,7 @@ def test_a_study_does_not_write_over_another_studys_directory(tmp_path, monkeypa
                             "whose report and tables hstcp's would write over; give hstcp a directory of its own, such as hstcp-out")
     r = CliRunner().invoke(main, ["reproduce", "hstcp", "--quick", "-q", "--out", "x", "--set", "tcp.mss=1000"])
     assert r.exit_code == 0, r.output
+    # quick="no" was true enough to run the quick mode.
+    with pytest.raises(tcplab.UsageError) as e:
+        hstcp.reproduce(quick="no", out=tmp_path / "z")
+    assert str(e.value) == "invalid argument: quick = 'no': expected True or False" and not (tmp_path / "z").exists()

@@ -416,7 +416,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     the report compares the variation with the published results."""
     import importlib
 
-    from .studies.common import check_out, export_scenarios, variation_dir
+    from .studies.common import check_call, export_scenarios, variation_dir
 
     overrides = _parse_sets(sets)
     if replications is not None and study == "hstcp":
@@ -439,7 +439,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
             return
         target = out or variation_dir(study, overrides)
         try:
-            check_out(study, target)
+            check_call(study, target)
         except UsageError as e:
             _fail(f"{'--out' if out else 'the output directory'} {target!r}: {e.problems[0].message}")
         more = {} if replications is None else {"replications": replications}

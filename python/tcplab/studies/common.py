@@ -195,14 +195,19 @@ def keep_metrics(study: str, store: str, per: "pd.DataFrame", names: dict[str, s
 STUDIES = ("rfc2415", "iw10", "hstcp", "goyal98")
 
 
-def check_out(study: str, out: str | Path) -> None:
-    """Refuse an output directory that holds another study's results: their
-    report.md, per_run.csv and sensitivity.csv would be written over (a
-    study's variations share their directory and store on purpose). Told by
-    the other study's store, or by its report's first line."""
+def check_call(study: str, out: str | Path, quick: bool = False) -> None:
+    """A study's `reproduce` arguments, checked before anything runs: `quick`
+    a truth value (`quick="no"` ran the quick mode), and `out` no directory
+    that holds another study's results, whose report.md, per_run.csv and
+    sensitivity.csv would be written over (a study's variations share their
+    directory and store on purpose). Another study's results are told by its
+    store, or by its report's first line."""
     import importlib
 
     from ..errors import FieldProblem, UsageError
+
+    if not isinstance(quick, bool):
+        raise UsageError([FieldProblem("quick", "expected True or False", quick, True)])
 
     where = Path(out)
     try:

@@ -22,14 +22,14 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, check_out, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_call, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
-#: The report's first line (`common.check_out` tells a study's output directory by it).
+#: The report's first line (`common.check_call` tells a study's output directory by it).
 TITLE = "# Goyal et al. (ATM Forum 98-0876R1): WWW over UBR with EPD and Selective Drop"
 N = 100
 T3_BPS = 45_000_000
@@ -778,7 +778,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "g
     in every run."""
     from rich.console import Console
 
-    check_out("goyal98", out)
+    check_call("goyal98", out, quick)
     console = console or Console()
     mode = QUICK if quick else FULL
     reps, named = replications_of(mode, replications)

@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, StudyRun, check_lines, check_out, finish, md_table, print_table, vary
+from .common import Check, StudyRun, check_call, check_lines, finish, md_table, print_table, vary
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: The report's first line (`common.check_out` tells a study's output directory by it).
+#: The report's first line (`common.check_call` tells a study's output directory by it).
 TITLE = "# HighSpeed TCP against standard TCP with web100 variables (UCL-CERN, 2003)"
 STACKS = {"standard": "sack", "hstcp": "highspeed"}
 LABELS = {"standard": "standard TCP (Reno with SACK)", "hstcp": "HighSpeed TCP (RFC 3649)"}
@@ -398,7 +398,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "h
 
     from ..api import out_directory
 
-    check_out("hstcp", out)
+    check_call("hstcp", out, quick)
     console = console or Console()
     seeds = 1 if quick else 3
     t0 = time.perf_counter()

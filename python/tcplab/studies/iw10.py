@@ -19,14 +19,14 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_lines, check_out, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_call, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
-#: The report's first line (`common.check_out` tells a study's output directory by it).
+#: The report's first line (`common.check_call` tells a study's output directory by it).
 TITLE = "# Järvinen et al. (IETF 78, 2010), IW3 against IW10 on wireless links, reproduced with tcplab"
 #: (profile, buffer) cases of the study; LTE had a BDP buffer only.
 CASES = [("edge", "bdp"), ("edge", "large"), ("hspa", "bdp"), ("hspa", "large"), ("lte", "bdp")]
@@ -628,7 +628,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "i
     report; `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
-    check_out("iw10", out)
+    check_call("iw10", out, quick)
     console = console or Console()
     mode = QUICK if quick else FULL
     reps, named = replications_of(mode, replications)

@@ -17,14 +17,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_lines, check_out, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
+from .common import check_call, check_lines, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     import pandas as pd
 
-#: The report's first line (`common.check_out` tells a study's output directory by it).
+#: The report's first line (`common.check_call` tells a study's output directory by it).
 TITLE = "# RFC 2415 reproduced with tcplab"
 #: The model's parameters that the RFC does not give. Each is either taken
 #: from the code the RFC's authors ran (ns-2's BayFullTcp and its FTP
@@ -869,7 +869,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
     `overrides` (dotted scenario paths) are set in every run."""
     from rich.console import Console
 
-    check_out("rfc2415", out)
+    check_call("rfc2415", out, quick)
     console = console or Console()
     mode = QUICK if quick else FULL
     reps, named = replications_of(mode, replications)
