@@ -624,6 +624,26 @@ def test_where_takes_the_runs_at_a_factors_levels(tmp_path) -> None:
     assert (r.exit_code, r.output) == (2, "error: plot seq: --where does not apply to this figure (it applies to: a results store)\n")
 
 
+def test_export_of_one_sweep_takes_only_its_runs(tmp_path) -> None:
+    """A store of two sweeps (a study's holds its sensitivity variants'):
+    `export --sweep NAME` writes that sweep's runs only, in every table."""
+    path = write_sweep(tmp_path, reps=1, duration="3s")
+    run_sweep(load_sweep(path), jobs=1, progress=False)
+    (tmp_path / "other.toml").write_text(path.read_text().replace('"tcp.iw" = [1, 2, 4]', '"tcp.iw" = [3]'))
+    run_sweep(load_sweep(tmp_path / "other.toml"), jobs=1, progress=False)
+    store = str(tmp_path / "results.duckdb")
+    r = CliRunner().invoke(main, ["export", store, "--format", "csv", "--out", str(tmp_path / "o"), "--sweep", "other"])
+    assert r.exit_code == 0, r.output
+    runs = pd.read_csv(tmp_path / "o" / "runs.csv")
+    assert sorted(runs.factors) == ['{"tcp.cc": "reno", "tcp.iw": 3}', '{"tcp.cc": "sack", "tcp.iw": 3}']
+    for table in ("flows", "links", "metrics", "factors", "sweep_runs"):
+        assert set(pd.read_csv(tmp_path / "o" / f"{table}.csv").run_id) == set(runs.run_id), table
+    assert len(pd.read_csv(tmp_path / "o" / "flows.csv")) < len(snapshot(tmp_path / "results.duckdb")["flows"])
+    r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "p"), "--sweep", "nope"])
+    assert r.exit_code == 2 and r.output == f"error: --sweep 'nope': no such sweep in {store}; its sweeps: other (2 runs), sweep (6 runs)\n"
+    assert not (tmp_path / "p").exists()
+
+
 def test_levels_come_out_in_the_sweeps_order_whatever_their_type(tmp_path) -> None:
     """Levels that are not all numbers (text, a TOML table, numbers mixed
     with text) are grouped, tabled and drawn in the order the sweep file

@@ -457,9 +457,10 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
 @click.argument("store", type=click.Path(dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(["parquet", "csv"]), default="parquet")
 @click.option("--out", "-o", required=True, help="Output directory (one file per table).")
-def export_cmd(store: str, fmt: str, out: str) -> None:
+@click.option("--sweep", default=None, help="Only the runs of this sweep (default: every run of the store).")
+def export_cmd(store: str, fmt: str, out: str, sweep: str | None) -> None:
     """Write every table of a results store as Parquet or CSV."""
-    from .store import Store
+    from .store import Store, StoreError
 
     _check_out_dir("--out", out)
     try:
@@ -468,8 +469,10 @@ def export_cmd(store: str, fmt: str, out: str) -> None:
         _fail(str(e))
         return
     try:
-        for p in st.export(out, fmt):
+        for p in st.export(out, fmt, sweep):
             click.echo(f"wrote {p}")
+    except StoreError as e:
+        _fail(str(e))
     except OSError as e:
         _fail(f"cannot write {e.filename}: {e.strerror}", 1)
     finally:

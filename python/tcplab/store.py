@@ -447,22 +447,30 @@ class Store:
                 order.setdefault(k, {})[_label(v)] = None
         return {k: list(v) for k, v in order.items()}
 
-    def export(self, out_dir: str | Path, fmt: str) -> list[Path]:
+    def export(self, out_dir: str | Path, fmt: str, sweep: str | None = None) -> list[Path]:
         """Write every table as `out_dir`/TABLE.`fmt` ('csv' or 'parquet'),
-        making the directory if missing; the files written."""
+        making the directory if missing; the files written. With `sweep`,
+        only that sweep's runs (a study's store holds its sensitivity
+        variants' sweeps too), and its rows of `sweep_runs`."""
         from .api import out_directory
 
         # '' wrote every table into the working directory, 'xlsx' was DuckDB's
         # CatalogException after the directory was made, a file a FileExistsError.
         if fmt not in ("csv", "parquet"):
             raise UsageError([FieldProblem("fmt", "expected 'csv' or 'parquet'", fmt, True)])
+        if sweep is not None:
+            self.pick_sweep(sweep)  # refused before the directory is made
         d = out_directory("out_dir", out_dir)
         written = []
         for t in self.tables():
             p = d / f"{t}.{fmt}"
             opt = "(FORMAT PARQUET)" if fmt == "parquet" else "(HEADER, DELIMITER ',')"
             quoted = str(p).replace("'", "''")  # a quote in the path is doubled inside SQL's quotes
-            self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{quoted}' {opt}")
+            if sweep is None:
+                self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{quoted}' {opt}")
+            else:
+                only = "sweep = $1" if t == "sweep_runs" else f"run_id IN (SELECT run_id FROM ({self._members()}) WHERE sweep = $1)"
+                self.con.execute(f"COPY (SELECT * FROM {t} WHERE {only} ORDER BY ALL) TO '{quoted}' {opt}", [sweep])
             written.append(p)
         return written
 
