@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import tcplab
@@ -116,6 +117,10 @@ def test_reproduce_quick_writes_tables_figures_and_report(tmp_path, monkeypatch)
         assert (out / f"{name}.csv").stat().st_size > 100
     for k in (1, 2, 3, 4):
         assert (out / f"figure{k}.png").read_bytes()[:4] == b"\x89PNG"
+    # Each run's metrics, as the other studies write theirs (rfc2415 wrote none).
+    per = pd.read_csv(out / "per_run.csv")
+    assert len(per) == 2 * len(rfc2415.configurations("20s")) and per.run_id.is_unique
+    assert {"webs", "ftps", "iw", "http", "web_delay", "util", "drop_pct", "web_power", "ftp_power"} <= set(per.columns)
     report = (out / "report.md").read_text()
     assert "## Acceptance checks" in report and "### Calibration" in report and "figure1.png" in report
     assert len(res["checks"]) == 11

@@ -199,7 +199,7 @@ def check_call(study: str, out: str | Path, quick: bool = False) -> None:
     """A study's `reproduce` arguments, checked before anything runs: `quick`
     a truth value (`quick="no"` ran the quick mode), and `out` no directory
     that holds another study's results, whose report.md, per_run.csv and
-    sensitivity.csv would be written over (a study's variations share their
+    (full mode) sensitivity.csv would be written over (a study's variations share their
     directory and store on purpose). Another study's results are told by its
     store, or by its report's first line."""
     import importlib

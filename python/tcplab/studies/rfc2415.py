@@ -881,7 +881,7 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "r
     print_tables(t, console)
     figs = figures(t, run.out_dir)
     sens = None if quick else sensitivity(out, jobs, progress, overrides)
-    tabs = dict(t)
+    tabs = {**t, "per_run": per}  # every study writes its per-run metrics
     if sens is not None:
         tabs["sensitivity"] = sens
     meta = {"mode": "quick" if quick else "full", "replications": reps, "duration": mode["duration"],
