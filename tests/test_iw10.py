@@ -241,6 +241,11 @@ def test_analyze_by_the_studys_factor_n_keeps_its_levels(tmp_path) -> None:
     assert r.exit_code == 0, r.output
     rows = json.loads(r.stdout)
     assert [(x["n"], x["iw"], x["runs"], x["mean"]) for x in rows] == [(1, 3, 2, 2.0), (1, 10, 2, 2.0), (2, 3, 2, 4.0), (2, 10, 2, 4.0)]
+    # A study's store written before the study kept its metrics says how to add them.
+    r = CliRunner().invoke(main, ["analyze", str(run.store), "--metric", "iw10.elapsed_later_s", "--by", "n,iw"])
+    assert r.exit_code == 2 and r.output.endswith(
+        "power, utilization; iw10's own metrics are stored when `tcplab reproduce iw10` analyzes its runs: run it again with --out set "
+        "to this store's directory (it reuses the stored runs)\n")
     # The study's own metrics, kept in the store, are the per-run table's:
     # a burst's elapsed time, fairness within it and between the bursts.
     per = iw10.per_run(run.store, run.run_ids)

@@ -412,7 +412,14 @@ class Store:
         (the command-line option that gave it)."""
         known = {r[0] for r in self.con.execute("SELECT DISTINCT metric FROM metrics").fetchall()}
         if metric not in known:
-            raise StoreError(f"{option} {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}")
+            study = metric.split(".", 1)[0] if "." in metric else ""
+            hint = ""
+            if study and not any(k.startswith(f"{study}.") for k in known) and any(w.startswith(f"{study}-") for w in self.sweeps()):
+                # A study's own metrics are kept when it is analyzed (since
+                # stop 71): a study's store from before has none.
+                hint = (f"; {study}'s own metrics are stored when `tcplab reproduce {study}` analyzes its runs: run it again with "
+                        "--out set to this store's directory (it reuses the stored runs)")
+            raise StoreError(f"{option} {metric!r}: unknown metric; allowed: {', '.join(sorted(known)) or '(the store has no runs)'}{hint}")
         name = self.pick_sweep(sweep)
         runs = self.con.execute(
             f"SELECT s.run_id, s.rep, s.seed, s.factors, m.value FROM ({self._members()}) s JOIN runs r USING (run_id) JOIN metrics m USING (run_id) "
