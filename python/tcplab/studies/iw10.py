@@ -485,7 +485,8 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
                     ax.set_ylabel(ylabel, fontsize=8)
                 ax.grid(True, alpha=0.3)
         fig.legend([plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")], ["IW3", "IW10"], loc="upper right")
-        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles of the runs that finished, whiskers 1.5 IQR, grey: runs beyond the whisker by more than the noise band; red: runs that did not finish)", fontsize=9)
+        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles of the runs that finished, whiskers 1.5 IQR, "
+                     "grey: runs beyond the whisker by more than the noise band; red: runs that did not finish)", fontsize=9)
         paths.append(save_figure(fig, out_dir / f"{metric}-{workload.replace('+', '_')}.png"))
     return paths
 
