@@ -285,10 +285,21 @@ def test_box_plots_count_the_runs_far_beyond_the_whisker(tmp_path, monkeypatch) 
     drawn: list = []
     monkeypatch.setattr(plots, "save_figure", lambda fig, path, dpi=None: drawn.append(fig) or path)
     base = np.linspace(0.055, 0.057, 96)
-    rows = [{"workload": "n+n", "profile": "lte", "buffer": "bdp", "burst": b, "n": 18, "iw": 10, "elapsed": e, "fair_within": 0.9, "fair_between": 0.99}
+    case = {"workload": "n+n", "profile": "lte", "buffer": "bdp"}
+    rows = [{**case, "burst": b, "n": 18, "iw": 10, "elapsed": e, "fair_within": 0.9, "fair_between": 0.99, "completed": 1.0}
             for b in ("first", "later") for e in [*base, 0.0575, 3.1, 3.2, 3.28]]  # fmt: skip
+    # One flow has no index within its burst (NaN) though it finished; a
+    # burst that did not finish has no value either, and is counted in red.
+    nan = float("nan")
+    rows += [{**case, "burst": b, "n": 1, "iw": 3, "elapsed": 0.33, "fair_within": nan, "fair_between": 1.0, "completed": 1.0} for b in ("first", "later")]
+    rows += [{**case, "burst": "first", "n": 2, "iw": 3, "elapsed": nan, "fair_within": nan, "fair_between": nan, "completed": 0.0}]
     iw10.figures(pd.DataFrame(rows), tmp_path)
-    fig = drawn[0]  # elapsed time, n+n: the LTE panels are the last of each row
-    for ax in (fig.axes[4], fig.axes[9]):
-        assert [t.get_text() for t in ax.texts] == ["+3"]  # 0.0575 s is within 5% of the whisker's end, 3.1-3.28 s are not
-    assert all(not ax.texts for ax in fig.axes[:4])
+    elapsed, within = drawn[0], drawn[2]  # n+n; the LTE panels are the last of each row
+    for ax in (elapsed.axes[4], elapsed.axes[9]):
+        assert [t.get_text() for t in ax.texts if t.get_color() == "dimgrey"] == ["+3"]  # 0.0575 s is within 5% of the whisker's end, 3.1-3.28 s are not
+    assert all(not ax.texts for ax in elapsed.axes[:4])
+    # The unfinished 2+2 burst is the only red count, in both figures (the
+    # 1+1 bursts' missing index was counted as 100 unfinished runs).
+    for fig in (elapsed, within):
+        assert [(t.get_text(), t.xy[0]) for t in fig.axes[4].texts if t.get_color() == "tab:red"] == [("1", 3)]
+    assert "1+1: one flow, no index" in within._suptitle.get_text()

@@ -453,15 +453,19 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
         bursts = ["later"] if workload == "bulk+n" or metric == "fair_between" else ["first", "later"]
         fig, axes = plt.subplots(len(bursts), len(CASES), figsize=(3.2 * len(CASES), 3.3 * len(bursts)), squeeze=False)
         values = per[metric]
+        done = per["completed"].to_numpy() == 1
         for r, burst in enumerate(bursts):
             for c, (profile, buffer) in enumerate(CASES):
                 ax = axes[r][c]
                 data, pos, colors, left_out = [], [], [], []
                 for k, n in enumerate(NS):
                     for j, iw in enumerate(IWS):
-                        runs = values.iloc[rows_of.get((workload, profile, buffer, burst, n, iw), none)]
+                        idx = rows_of.get((workload, profile, buffer, burst, n, iw), none)
+                        runs = values.iloc[idx]
                         data.append(runs.dropna().to_numpy())
-                        left_out.append(len(runs) - len(data[-1]))
+                        # A burst of one flow has no index within it (NaN)
+                        # though it finished: it was counted as unfinished.
+                        left_out.append(int((~done[idx]).sum()) if metric == "fair_within" else len(runs) - len(data[-1]))
                         pos.append(3 * k + j)
                         colors.append("tab:blue" if iw == 3 else "tab:orange")
                 bp = ax.boxplot(data, positions=pos, widths=0.8, patch_artist=True, showfliers=False)
@@ -485,8 +489,9 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
                     ax.set_ylabel(ylabel, fontsize=8)
                 ax.grid(True, alpha=0.3)
         fig.legend([plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")], ["IW3", "IW10"], loc="upper right")
-        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10 (boxes: quartiles of the runs that finished, whiskers 1.5 IQR, "
-                     "grey: runs beyond the whisker by more than the noise band; red: runs that did not finish)", fontsize=9)
+        single = "; 1+1: one flow, no index" if metric == "fair_within" else ""
+        fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10\n(boxes: quartiles of the runs that finished, whiskers 1.5 IQR; "
+                     f"grey: runs beyond the whisker by more than the noise band; red: runs that did not finish{single})", fontsize=9)
         paths.append(save_figure(fig, out_dir / f"{metric}-{workload.replace('+', '_')}.png"))
     return paths
 
