@@ -474,15 +474,18 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
                 for x, k in zip(pos, left_out):  # runs whose burst had not finished: not in the box
                     if k:
                         ax.annotate(f"{k}", (x, 1.0), xycoords=("data", "axes fraction"), ha="center", va="bottom", fontsize=6, color="tab:red")
-                # Runs beyond the upper whisker are not drawn (they would set
-                # the scale: LTE 18+18's IW10 runs that lose a whole window
-                # take 3.3 s, its boxes 0.06 s), but those beyond it by more
-                # than the signs' noise band are counted at its cap.
+                # Runs beyond the whiskers are not drawn (they would set the
+                # scale: LTE 18+18's IW10 runs that lose a whole window take
+                # 3.3 s, its boxes 0.06 s), but those beyond one by more than
+                # the signs' noise band are counted at its cap.
                 for i, (x, d) in enumerate(zip(pos, data)):
-                    cap = bp["whiskers"][2 * i + 1].get_ydata()[1] if len(d) else np.nan
-                    far = cap * (1 + ELAPSED_BAND) if metric == "elapsed" else cap + FAIR_BAND
-                    if (above := int((d > far).sum())) > 0:
-                        ax.annotate(f"+{above}", (x, cap), ha="center", va="bottom", fontsize=6, color="dimgrey")
+                    if not len(d):
+                        continue
+                    lo, hi = (bp["whiskers"][2 * i + k].get_ydata()[1] for k in (0, 1))
+                    band = (lo * ELAPSED_BAND, hi * ELAPSED_BAND) if metric == "elapsed" else (FAIR_BAND, FAIR_BAND)
+                    for cap, beyond, va in ((hi, d > hi + band[1], "bottom"), (lo, d < lo - band[0], "top")):
+                        if beyond.any():
+                            ax.annotate(f"+{int(beyond.sum())}", (x, cap), ha="center", va=va, fontsize=6, color="dimgrey")
                 ax.set_xticks([3 * k + 0.5 for k in range(len(NS))], [f"{n}+{n}" if workload == "n+n" else f"bulk+{n}" for n in NS], fontsize=8)
                 ax.set_title(f"{profile.upper()} {buffer} ({burst})", fontsize=9)
                 if c == 0:
@@ -491,7 +494,7 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
         fig.legend([plt.Rectangle((0, 0), 1, 1, fc="tab:blue"), plt.Rectangle((0, 0), 1, 1, fc="tab:orange")], ["IW3", "IW10"], loc="upper right")
         single = "; 1+1: one flow, no index" if metric == "fair_within" else ""
         fig.suptitle(f"{ylabel}, workload {workload}: IW3 against IW10\n(boxes: quartiles of the runs that finished, whiskers 1.5 IQR; "
-                     f"grey: runs beyond the whisker by more than the noise band; red: runs that did not finish{single})", fontsize=9)
+                     f"grey: runs beyond a whisker by more than the noise band; red: runs that did not finish{single})", fontsize=9)
         paths.append(save_figure(fig, out_dir / f"{metric}-{workload.replace('+', '_')}.png"))
     return paths
 
