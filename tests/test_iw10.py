@@ -271,6 +271,17 @@ def test_analyze_by_the_studys_factor_n_keeps_its_levels(tmp_path) -> None:
     assert note[2] == f"```\n{command}\n```"
     r = CliRunner().invoke(main, command.split()[1:])
     assert r.exit_code == 0 and r.stderr == "", r.output
+    # A directory with a space in its name is quoted, so the command still runs as written.
+    import dataclasses
+    import shlex
+    import shutil
+
+    (tmp_path / "a b").mkdir()
+    shutil.copy(run.store, tmp_path / "a b" / "iw10.duckdb")
+    spaced = store_note(dataclasses.replace(run, out_dir=tmp_path / "a b", store=str(tmp_path / "a b" / "iw10.duckdb")))
+    assert f"tcplab analyze '{tmp_path}/a b/iw10.duckdb' --sweep iw10-quick" in spaced[2]
+    r = CliRunner().invoke(main, shlex.split(spaced[2].splitlines()[1])[1:])
+    assert r.exit_code == 0 and r.stderr == "", r.output
 
 
 def test_box_plots_count_the_runs_far_beyond_the_whisker(tmp_path, monkeypatch) -> None:

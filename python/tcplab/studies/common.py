@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -381,7 +382,7 @@ def store_note(run: StudyRun) -> list[str]:
         "## The runs in the store",
         f"The runs are in `{where}`, as the sweep `{run.sweep}`, with each run's figures of this study beside the generic "
         f"metrics: {', '.join(f'`{k}`' for k in kept)}. For example:",
-        f"```\ntcplab analyze {where} --sweep {run.sweep} --metric {kept[0]} --by {by}\n```",
+        f"```\ntcplab analyze {shlex.quote(where)} --sweep {run.sweep} --metric {kept[0]} --by {by}\n```",  # a path with a space, quoted
     ]
 
 
