@@ -39,6 +39,8 @@ def test_quick_reproduction_meets_every_check(tmp_path) -> None:
     assert len(res["tables"]["sensitivity"]) == len(hstcp.SENSITIVITY)
     report = (tmp_path / "report.md").read_text()
     assert "## Model parameters and their sources" in report and "txqueuelen" in report
+    assert ("median 17-22 ms**: standard TCP's mode 16 ms and median 21.8 ms, HSTCP's 26 ms and 22.6 ms. For standard "
+            "TCP the mode") in report and "(its troughs are 199 kB)" in report
     # It said "20 runs (3 per stack, seeds 1-3)", the sensitivity table's runs counted as the stacks'.
     n_sens = 2 * len(hstcp.SENSITIVITY)
     assert f"{2 + n_sens} runs in " in report and f" s: 1 per stack (seed 1), and {n_sens} for the sensitivity table. " in report
@@ -69,3 +71,18 @@ def test_a_study_does_not_write_over_another_studys_directory(tmp_path, monkeypa
     with pytest.raises(tcplab.UsageError) as e:
         hstcp.reproduce(quick="no", out=tmp_path / "z")
     assert str(e.value) == "invalid argument: quick = 'no': expected True or False" and not (tmp_path / "z").exists()
+
+
+def test_the_rtt_reading_says_which_stack_drains_its_queue() -> None:
+    """The report quoted only standard TCP's RTT mode (16 ms) against the
+    study's; HSTCP's is 26 ms, as its troughs stay above the path's BDP."""
+    assert hstcp.rtt_reading(150, 180, 188) == (
+        "The mode is the part of each cycle in which the window is below the BDP (188 kB of payload) and the queue "
+        "empty; the rest spreads up to a full queue's RTT.")
+    assert hstcp.rtt_reading(167, 199, 188).startswith(
+        "For standard TCP the mode is the part of each cycle in which the window is below the BDP (188 kB of payload) "
+        "and the queue empty; the rest spreads up to a full queue's RTT. HSTCP's window does not fall below the BDP "
+        "after slow start (its troughs are 199 kB), so its queue never empties: its RTTs spread almost evenly")
+    assert hstcp.rtt_reading(236, 290, 188).startswith(
+        "Neither window falls below the BDP (188 kB of payload) after slow start (troughs 236 and 290 kB), so the "
+        "queue never empties: RTTs spread")
