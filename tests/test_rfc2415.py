@@ -123,6 +123,7 @@ def test_reproduce_quick_writes_tables_figures_and_report(tmp_path, monkeypatch)
     assert {"webs", "ftps", "iw", "http", "web_delay", "util", "drop_pct", "web_power", "ftp_power"} <= set(per.columns)
     report = (out / "report.md").read_text()
     assert "## Acceptance checks" in report and "### Calibration" in report and "figure1.png" in report
+    assert "Mode: **quick**: 2 replications of 20s per configuration, " in report and " s of wall time on 2 workers.\n" in report
     assert len(res["checks"]) == 11
     t1 = res["tables"]["table1"]
     assert list(t1.rfc_iw1_s) == [rfc2415.RFC_DELAY["1.0"][r][0] for r in rfc2415.ROWS]

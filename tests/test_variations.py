@@ -346,3 +346,9 @@ def test_a_study_from_python_says_what_overrides_are(tmp_path) -> None:
         with pytest.raises(TypeError, match=r"^overrides map field paths to values, such as \{'tcp.iw': 4\}; got list$"):
             study.reproduce(quick=True, progress=False, out=str(tmp_path / "o"), overrides=["tcp.cc=cubic"])  # type: ignore[arg-type]
     assert not (tmp_path / "o").exists()
+
+
+def test_counted_says_one_thing_or_several() -> None:
+    from tcplab.studies.common import counted
+
+    assert [counted(1, "replication"), counted(2, "worker"), counted(0, "run")] == ["1 replication", "2 workers", "0 runs"]

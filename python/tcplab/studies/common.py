@@ -314,6 +314,11 @@ def want_runs(con: Any, run_ids: "Any") -> None:
     con.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id", [list(run_ids)])
 
 
+def counted(n: int, noun: str) -> str:
+    """`n` and the noun, plural unless n is 1: "1 replication", "2 workers"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def md_table(df: "pd.DataFrame", floatfmt: str = ".2f") -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "---|" * len(cols)]

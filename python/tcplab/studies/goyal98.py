@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_call, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -698,7 +698,7 @@ def report(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check], m
     lines = [
         TITLE,
         "",
-        f"Mode {meta['mode']}: {meta['replications']} replication(s) of each of the 72 configurations, "
+        f"Mode {meta['mode']}: {counted(meta['replications'], 'replication')} of each of the 72 configurations, "
         f"{meta['runs']} runs ({meta['skipped']} already stored) in {meta['wall_s']:.1f} s.",
         "",
         "## Allocation of variation against the slides",

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_call, check_lines, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -541,7 +541,7 @@ def report(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame", results: list[Chec
     lines = [
         TITLE,
         "",
-        f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} per case, {meta['runs']} runs ({meta['skipped']} of them "
+        f"Mode: **{meta['mode']}**: {counted(meta['replications'], 'replication')} per case, {meta['runs']} runs ({meta['skipped']} of them "
         f"reused from the store), {meta['wall_s']:.1f} s of wall time for the runs.",
         "",
         "## The model",

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_call, check_lines, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
+from .common import check_call, check_lines, counted, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -751,9 +751,9 @@ def report(t: dict[str, "pd.DataFrame"], results: list[tuple[str, bool, str]], m
     lines = [
         TITLE,
         "",
-        f"Mode: **{meta['mode']}**: {meta['replications']} replication{'s' if meta['replications'] != 1 else ''} of {meta['duration']} per configuration, "
+        f"Mode: **{meta['mode']}**: {counted(meta['replications'], 'replication')} of {meta['duration']} per configuration, "
         f"{meta['runs']} runs, {meta['wall_s']:.1f} s of wall time on "
-        + (f"{meta['jobs']} worker(s)." if isinstance(meta["jobs"], int) else "all cores."),
+        + (f"{counted(meta['jobs'], 'worker')}." if isinstance(meta["jobs"], int) else "all cores."),
         "Numbers are means over replications of each run's metric, with 95% t-interval half-widths (`_ci`); "
         "`rfc_` columns are the RFC's.",
         "",
