@@ -34,7 +34,15 @@ def test_plot_cwnd_writes_an_svg(tmp_path) -> None:
     assert text.lstrip().startswith("<?xml") and "<svg" in text
 
 
-@pytest.mark.parametrize("suffix", [".svg", ".png"])
+def test_plot_writes_a_pdf_for_a_paper(tmp_path) -> None:
+    out = tmp_path / "cwnd.pdf"
+    r = CliRunner().invoke(main, ["plot", "cwnd", FF, "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    data = out.read_bytes()
+    assert data[:5] == b"%PDF-" and b"/CreationDate" not in data and data.rstrip().endswith(b"%%EOF")
+
+
+@pytest.mark.parametrize("suffix", [".svg", ".png", ".pdf"])
 def test_a_figure_drawn_twice_is_the_same_bytes(tmp_path, suffix) -> None:
     a, b = tmp_path / f"a{suffix}", tmp_path / f"b{suffix}"
     for out in (a, b):
@@ -52,7 +60,7 @@ def test_seq_plot_marks_every_drop_and_retransmission(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args,message", [
-    (["plot", "seq", FF, "-o", "fig.jpg", "--link", "r1->k1"], "--out = 'fig.jpg': unknown figure format; allowed: .png, .svg"),
+    (["plot", "seq", FF, "-o", "fig.jpg", "--link", "r1->k1"], "--out = 'fig.jpg': unknown figure format; allowed: .png, .svg, .pdf"),
     (["plot", "seq", FF, "-o", "fig.png"], "--link: required for an explicit topology"),
     (["plot", "seq", FF, "-o", "fig.png", "--link", "r1->k9"], "error: invalid argument: --link = 'r1->k9': no such link; links: k1->r1, r1->k1, "),
     (["plot", "seq", FF, "-o", "no/fig.png", "--link", "r1->k1"], "error: invalid argument: --out = 'no/fig.png': no such directory: 'no'\n"),

@@ -554,7 +554,7 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     # chosen among the sweep's factors (the metric is none of them).
     for args, message in (
         (["--x", "iw", "--y", "fct_s", "--stat", "mode"], "error: invalid argument: --stat = 'mode': allowed: mean, median\n"),
-        (["--x", "iw", "--y", "fct_s", "--out", "f.jpg"], "error: invalid argument: --out = 'f.jpg': unknown figure format; allowed: .png, .svg\n"),
+        (["--x", "iw", "--y", "fct_s", "--out", "f.jpg"], "error: invalid argument: --out = 'f.jpg': unknown figure format; allowed: .png, .svg, .pdf\n"),
         (["--x", "fct_s", "--y", "fct_s"], "error: --x 'fct_s': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
         (["--x", "iw", "--y", "fct_s", "--hue", "queue"], "error: --hue 'queue': unknown factor; the store's factors: tcp.cc, tcp.iw\n"),
         (["--x", "iw", "--y", "fct_s", "--hue", "tcp.iw"], "error: invalid argument: --hue = 'tcp.iw': names tcp.iw, the --x factor; give another factor, or no --hue\n"),

@@ -158,7 +158,7 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
 @main.command("plot")
 @click.argument("figure")
 @click.argument("scenario", required=False, type=click.Path(dir_okay=False))
-@click.option("--out", "-o", required=True, help="Output file, .png or .svg.")
+@click.option("--out", "-o", required=True, help="Output file, .png, .svg or .pdf.")
 @click.option("--app", "apps", multiple=True, help="seq/cwnd: application to draw (repeatable; default: all).")
 @click.option("--link", default=None, help="seq: the link whose packets are drawn, 'from->to' (default: a dumbbell's r0->r1, a wireless topology's gw->m0).")
 @click.option("--set", "sets", multiple=True, metavar="FIELD=VALUE", help="seq/cwnd: override a scenario field (repeatable).")

@@ -22,23 +22,24 @@ from .errors import FieldProblem, ScenarioError, UsageError  # noqa: E402
 from .scenario import Scenario, load  # noqa: E402
 from .units import format_percent  # noqa: E402
 
-FORMATS = (".png", ".svg")
+FORMATS = (".png", ".svg", ".pdf")
 
 
 def save_figure(fig: Any, path: Path, dpi: float | None = None) -> Path:
     """Lay out `fig`, write it to `path` (at `dpi`, or matplotlib's default),
-    close it, and return the path. An SVG carries no creation date and
-    names its elements from a fixed salt, so the same figure gives the same
-    bytes."""
+    close it, and return the path. An SVG or a PDF carries no creation date,
+    and an SVG names its elements from a fixed salt, so the same figure gives
+    the same bytes."""
     fig.tight_layout()
     # tight_layout leaves a placeholder layout engine behind, for which
     # savefig lays the whole figure out once more before it draws it (a
     # third pass, with every text's layout and a legend's best place); the
     # layout is done, so drop the engine.
     fig.set_layout_engine(None)
-    svg = Path(path).suffix.lower() == ".svg"
-    with matplotlib.rc_context({"svg.hashsalt": "tcplab"} if svg else {}):
-        fig.savefig(path, dpi=dpi, metadata={"Date": None} if svg else None)
+    suffix = Path(path).suffix.lower()
+    undated = {".svg": {"Date": None}, ".pdf": {"CreationDate": None}}.get(suffix)
+    with matplotlib.rc_context({"svg.hashsalt": "tcplab"} if suffix == ".svg" else {}):
+        fig.savefig(path, dpi=dpi, metadata=undated)
     plt.close(fig)
     return path
 
