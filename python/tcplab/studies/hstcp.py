@@ -345,7 +345,7 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
         f"({100 * 1448 / 1e3:.0f} kB) and the window at which the queue refuses a segment is about "
         f"{(bdp_pkts + 100) * 1448 / 1e3:.0f} kB: the study's 340-350 kB peaks (ours: {s.cwnd_peak_kB:.0f} and "
         f"{h.cwnd_peak_kB:.0f} kB). A full queue adds {100 * 1538 * 8 / 100e6 * 1e3:.1f} ms, so RTTs range from 16 "
-        f"to about 28 ms (the study: up to about 30 ms; ours: at most {s.rtt_max_ms:.1f} ms). The reading holds: "
+        f"to about 28 ms (the study: up to about 30 ms; ours: at most {max(s.rtt_max_ms, h.rtt_max_ms):.1f} ms). The reading holds: "
         f"nothing in the network drops a packet (retransmissions {s.retx_pct:.3f}% and {h.retx_pct:.3f}%), yet the "
         f"window falls {s.peaks:.0f} and {h.peaks:.0f} times, each time after a send stall "
         f"(SendStall {s.send_stalls:.0f} and {h.send_stalls:.0f}).",
@@ -368,7 +368,7 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
         f"- **bandwidth grows with cwnd up to about 200 kB**: the fitted knee is at {s.knee_kB:.0f} / {h.knee_kB:.0f} kB: "
         "the path's BDP. Beyond it the extra window only fills the interface queue.",
         f"- **almost no retransmissions, few duplicate ACKs or SACKs, quite a few SendStalls**: retransmissions "
-        f"{s.retx_pct:.3f}%, DupAcksIn {s.dupacks:.0f} / {h.dupacks:.0f}, SendStall {s.send_stalls:.0f} / "
+        f"{s.retx_pct:.3f}% / {h.retx_pct:.3f}%, DupAcksIn {s.dupacks:.0f} / {h.dupacks:.0f}, SendStall {s.send_stalls:.0f} / "
         f"{h.send_stalls:.0f}. Each stall that finds the connection already in CWR is counted but does not reduce "
         "the window again.",
         f"- **one ACK per two data packets in slow start** (and one per one in congestion avoidance): "
@@ -376,7 +376,7 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
         "window growth gives when the receiver ACKs every segment, and is why the model has no delayed ACKs; with "
         "delayed ACKs the ratios would be 1 per 3 and 1 per 2 (see the sensitivity table).",
         f"- **the receive window grows to 8 MB, reached just before 1 s**: ours reaches {s.rwin_MB:.1f} MB at "
-        f"{s.rwin_full_s:.2f} s (Linux 2.4's growth of 2 segments per segment received, from 4 segments), sooner "
+        f"{s.rwin_full_s:.2f} s with standard TCP and {h.rwin_full_s:.2f} s with HSTCP (Linux 2.4's growth of 2 segments per segment received, from 4 segments), sooner "
         "than the study's: Linux also slows the growth when a segment's buffer overhead is large "
         "(`tcp_grow_window`'s truesize test), which we do not model. Either way the window is ahead of cwnd and "
         "never limits the transfer.",
