@@ -321,3 +321,89 @@ def test_the_timers_are_ns2s_of_1998() -> None:
     rows = dict(goyal98.SENSITIVITY)
     later = tcplab.load(goyal98.scenario("meo", "reno", 10615, "sd", tcp=rows["RTO minimum 1 s (ns-2's minrto_, from 2001)"]["tcp"])).tcp
     assert (later.rto_min, later.rto_initial) == (1_000_000_000, 6_000_000_000)
+
+
+def _designed_runs(fair_newreno: float = 0.96, equal: bool = False):
+    """Two replications of every configuration, y = base + flavour + buffer +
+    policy effects + a replication's +-0.001: the claims' figures follow by hand."""
+    import pandas as pd
+
+    flav = {"wan": {"vanilla": -0.06, "reno": -0.01, "newreno": 0.03, "sack": 0.04},
+            "meo": {"vanilla": -0.06, "reno": -0.01, "newreno": 0.02, "sack": 0.05},
+            "geo": {"vanilla": -0.06, "reno": -0.01, "newreno": 0.02, "sack": 0.05}}  # fmt: skip
+    buf = {"wan": 0.02, "meo": 0.01, "geo": 0.005}
+    rows = []
+    for link in goyal98.LINKS:
+        for f in goyal98.FLAVOURS:
+            for j, b in enumerate(goyal98.BUFFER_LEVELS):
+                for p in goyal98.POLICIES:
+                    for rep in (0, 1):
+                        eff = 0.9 + flav[link][f] + buf[link] * (j - 1) + (0.001 if p == "sd" else -0.001) + (0.001 if rep else -0.001)
+                        fair = {"vanilla": 0.95, "reno": 0.94, "newreno": fair_newreno, "sack": 0.93}[f] - (0.1 if link == "geo" and j == 0 else 0.0)
+                        rows.append({"link": link, "flavour": f, "buffer": b, "policy": p, "rep": rep,
+                                     "efficiency": 0.9 if equal else eff, "fairness": 1.0 if equal else fair})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_slides_claims_on_a_designed_result() -> None:
+    per = _designed_runs()
+    an = goyal98.analyses(per)
+    cl = goyal98.claims(per, an)
+    assert [ok for _, ok, _ in cl] == [True, False, True, True, True, True, True, False, True]
+    assert all(type(ok) is bool for _, ok, _ in cl)
+    details = [d for _, _, d in cl]
+    assert details[0] == "sack 0.940, newreno 0.930, reno 0.890, vanilla 0.840"
+    assert details[1] == "0.5 RTT: SACK 0.920, NewReno 0.910"
+    assert details[2] == "MEO SACK ahead by +0.030, GEO SACK ahead by +0.030"
+    # The flavour effects sum to 0, so each buffer's mean is 0.9 + its effect.
+    assert details[3] == "WAN 0.880 / 0.900 / 0.920; MEO 0.890 / 0.900 / 0.910; GEO 0.895 / 0.900 / 0.905"
+    assert details[6] == "newreno 0.960, vanilla 0.950, reno 0.940, sack 0.930"
+    assert details[7] == "MEO lowest 0.930, GEO lowest 0.830"
+    # Shares by hand (48 runs a link): SS_flavour = 12 * sum(F^2), SS_buffer =
+    # 16 * 2 * b^2, SS_policy = 24 * 2 * 0.001^2, error = 48 * 0.001^2.
+    ss_f = {k: 12 * sum(v * v for v in f) for k, f in
+            {"wan": (-0.06, -0.01, 0.03, 0.04), "meo": (-0.06, -0.01, 0.02, 0.05), "geo": (-0.06, -0.01, 0.02, 0.05)}.items()}  # fmt: skip
+    tot = {k: ss_f[k] + 32 * b * b + 48e-6 + 48e-6 for k, b in (("wan", 0.02), ("meo", 0.01), ("geo", 0.005))}
+    pct = [100 * ss_f[k] / tot[k] for k in ("wan", "meo", "geo")]
+    assert details[8] == " / ".join(f"{v:.0f}%" for v in pct) == "85% / 96% / 99%"
+    alloc = goyal98.allocation_checks(an)
+    # WAN fairness: only the flavour varies there (newreno), so the buffer is not the largest.
+    assert [ok for _, ok, _ in alloc] == [False, False, False, False]
+    assert alloc[0][2] == f"ours: flavour {pct[0]:.0f}%, buffer {100 * 32 * 0.02 ** 2 / tot['wan']:.0f}%, policy 0%"
+
+
+def test_a_tie_makes_no_claim_of_best_or_rising_hold() -> None:
+    """Every configuration alike: no flavour is the best, nothing rises with
+    the buffer, and no factor is the largest. Claims 4, 7 and 9 held on ties
+    (>= and a sort's first place)."""
+    per = _designed_runs(equal=True)
+    an = goyal98.analyses(per)
+    assert [ok for _, ok, _ in goyal98.claims(per, an)] == [False, False, False, False, True, True, False, True, False]
+    assert [ok for _, ok, _ in goyal98.allocation_checks(an)] == [False] * 4
+    # The slides' "at least as efficient" (claim 6) holds on a tie, as it says.
+    assert goyal98.claims(per, an)[5][2] == "SD 0.900, EPD 0.900"
+
+
+def test_the_study_writes_its_tables_figures_and_report(tmp_path, monkeypatch) -> None:
+    # A much smaller study (4 clients, 10 s), to pin the wiring from the runs
+    # to the report, not the science.
+    monkeypatch.setattr(goyal98, "N", 4)
+    monkeypatch.setattr(goyal98, "DURATION", "10s")
+    res = goyal98.reproduce(quick=True, jobs=2, out=tmp_path / "g", progress=False)
+    out = tmp_path / "g"
+    for name in ("per_run", "configurations", "allocation", "effects"):
+        assert len((out / f"{name}.csv").read_text().splitlines()) > 1
+    for fig in ("efficiency", "fairness", "allocation"):
+        assert (out / f"{fig}.png").read_bytes()[:4] == b"\x89PNG"
+    checks = res["checks"]
+    assert len(checks) == 4 + 9 + 1 and all(type(ok) is bool for _, ok, _ in checks)
+    held = sum(ok for _, ok, _ in checks[4:13])
+    assert checks[13] == ("at least 7 of the slides' 9 claims hold", held >= 7, f"{held} of 9")
+    per = res["tables"]["per_run"]
+    assert len(per) == 72 and set(per.link) == {"wan", "meo", "geo"} and per.run_id.is_unique
+    report = (out / "report.md").read_text()
+    assert report.startswith(goyal98.TITLE + "\n\nMode quick: 1 replication of each of the 72 configurations, 72 runs (0 already stored)")
+    for name, ok, detail in checks[:13]:
+        assert f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" in report
+    assert f"## The slides' claims: {held} of 9 hold\n" in report
+    assert "efficiency.png" in report and "## The runs in the store" in report
