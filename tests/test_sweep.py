@@ -433,6 +433,24 @@ def test_a_script_without_a_main_guard_fails_at_once_with_the_reason(tmp_path) -
     assert len(snapshot(tmp_path / "results.duckdb")["runs"]) == 12
 
 
+def test_a_script_read_from_stdin_is_told_its_workers_cannot_import_it(tmp_path) -> None:
+    """Spawned workers import the main script again by its path; one read
+    from standard input is '<stdin>', so every worker died and the sweep
+    said "killed, out of memory, or a script without a main guard"."""
+    path = write_sweep(tmp_path, reps=1, duration="1s")
+    body = f"if __name__ == '__main__':\n    run_sweep(load_sweep({str(path)!r}), jobs={{jobs}}, progress=False)\n    print('done')"
+    for jobs in (2, 1):
+        r = subprocess.run([sys.executable, "-"], input=SCRIPT.format(body=body.format(jobs=jobs)), capture_output=True, text=True,
+                           timeout=120, cwd=tmp_path)  # fmt: skip
+        if jobs == 2:
+            assert r.returncode == 1 and r.stderr.rstrip().splitlines()[-1] == (
+                "tcplab.errors.TcplabError: the script that runs the sweep has no file its workers could import ('<stdin>'): "
+                "each worker imports the script again, as multiprocessing's spawn method does; save the script as a file, "
+                "or run the sweep with one job (jobs=1, --jobs 1), which runs in this process")
+        else:  # in this process: no worker to import anything
+            assert (r.returncode, r.stdout) == (0, "done\n"), r.stderr
+
+
 def test_a_sweep_built_in_code_refuses_one_scenario_twice(tmp_path) -> None:
     from tcplab.errors import SweepError
     from tcplab.sweep import sweep_from_configs

@@ -4,6 +4,7 @@ a progress bar, clean interruption, and resumption from the store."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from contextlib import contextmanager
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -61,6 +62,17 @@ TASK_S = 0.05
 TASK_MAX_RUNS = 64
 
 
+def _unimportable_main() -> str | None:
+    """The path of the main script when spawned workers cannot import it
+    again (a script read from standard input is `<stdin>`); None when they
+    can, or when there is no script (an interactive session, `python -c`)."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None):
+        return None  # run as a module (`python -m`): the workers import it by name
+    path = getattr(main, "__file__", None)
+    return None if path is None or os.path.isfile(path) else str(path)
+
+
 def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
     """Yield, as runs finish, the batch of (run, payload, error) finished
     since the last yield. Runs go to the workers in tasks of several short
@@ -73,6 +85,11 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
         for r in runs:
             yield [(r, *interruptibly(lambda cancel: execute_many([r.core_json], cancel))[0])]  # noqa: B023 - called at once
         return
+    script = _unimportable_main()
+    if script is not None:
+        raise TcplabError(f"the script that runs the sweep has no file its workers could import ({script!r}): each worker "
+                          "imports the script again, as multiprocessing's spawn method does; save the script as a file, "
+                          "or run the sweep with one job (jobs=1, --jobs 1), which runs in this process")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=die_with_parent, initargs=(os.getpid(),))
     try:
         pending: dict[Any, list[Run]] = {}
