@@ -81,6 +81,27 @@ def test_the_lte_named_cases_say_how_many_runs_lose_and_how_slow_they_are() -> N
         "window is lost waits out its initial RTO), but they are too few to move the median.")  # fmt: skip
 
 
+def test_the_quartile_tables_list_the_cases_in_the_slides_order() -> None:
+    """The rows came in the store's order of run ids, so a case could not be
+    found by eye in the report's long tables."""
+    rows = []
+    for workload in ("bulk+n", "n+n"):
+        for profile, buffer in reversed(iw10.CASES):
+            for n in (18, 2):
+                for burst in ("later", "first") if workload == "n+n" else ("later",):
+                    for iw in (3, 10):
+                        rows.append({"workload": workload, "profile": profile, "buffer": buffer, "n": n, "iw": iw, "burst": burst,
+                                     "elapsed": 1.0, "fair_within": 0.9, "fair_between": 0.9})  # fmt: skip
+    per = pd.DataFrame(rows).sample(frac=1.0, random_state=1)
+    el = iw10.quartile_table(per, "elapsed")
+    keys = list(zip(el.workload, el.profile, el.buffer, el.n, el.burst))
+    assert keys[:5] == [("n+n", "edge", "bdp", 2, "first"), ("n+n", "edge", "bdp", 2, "later"), ("n+n", "edge", "bdp", 18, "first"),
+                        ("n+n", "edge", "bdp", 18, "later"), ("n+n", "edge", "large", 2, "first")]  # fmt: skip
+    assert keys[20] == ("bulk+n", "edge", "bdp", 2, "later") and keys[-1] == ("bulk+n", "lte", "bdp", 18, "later") and len(keys) == 30
+    fb = iw10.quartile_table(per, "fair_between")
+    assert list(zip(fb.profile, fb.buffer, fb.n))[:3] == [("edge", "bdp", 2), ("edge", "bdp", 18), ("edge", "large", 2)]
+
+
 @pytest.mark.parametrize("iw3, iw10_, metric, s", [
     (math.inf, 9.4, "elapsed", "+"), (9.4, math.inf, "elapsed", "-"), (math.inf, math.inf, "elapsed", "?"),
     (10.0, 9.4, "elapsed", "+"), (10.0, 9.6, "elapsed", "0"), (10.0, 10.6, "elapsed", "-"),
