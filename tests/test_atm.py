@@ -407,3 +407,9 @@ def test_the_study_writes_its_tables_figures_and_report(tmp_path, monkeypatch) -
         assert f"- {'PASS' if ok else 'FAIL'}: {name} ({detail})" in report
     assert f"## The slides' claims: {held} of 9 hold\n" in report
     assert "efficiency.png" in report and "## The runs in the store" in report
+
+
+def test_a_change_that_rounds_to_zero_is_said_in_words() -> None:
+    # The full study's report said "the backlogged clients' index changes by -0.000".
+    assert [goyal98.by_change(d) for d in (0.02, -0.0123, -0.0001, 0.0004, 0.0)] == [
+        "by +0.020", "by -0.012", "by less than 0.001", "by less than 0.001", "by less than 0.001"]

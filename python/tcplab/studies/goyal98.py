@@ -608,6 +608,14 @@ PARAMETERS = [
 ]
 
 
+def by_change(d: float, digits: int = 3) -> str:
+    """'by +0.012', or 'by less than 0.001' where the change rounds to zero
+    (which `:+.3f` prints as '-0.000' or '+0.000')."""
+    if round(abs(d), digits) == 0:
+        return f"by less than {10 ** -digits:.{digits}f}"
+    return f"by {d:+.{digits}f}"
+
+
 def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Check]) -> list[str]:
     """Plain statements of where the reproduction departs from the slides, with the figures behind them."""
     out = []
@@ -646,11 +654,11 @@ def differences(per: "pd.DataFrame", an: dict, alloc: list[Check], cl: list[Chec
     fbv = wan[wan.flavour == "vanilla"].groupby("buffer").fairness_backlogged.mean()
     levels = " / ".join(BUFFER_LEVELS)
     out.append(
-        f"- **What WAN fairness is made of.** On average {wan.backlogged.mean():.0f} of the 100 clients ask for more than "
+        f"- **What WAN fairness is made of.** On average {wan.backlogged.mean():.0f} of the {N} clients ask for more than "
         f"their max-min share; among them Jain's index of x_i / e_i is {' / '.join(f'{fb[b]:.3f}' for b in BUFFER_LEVELS)} "
         f"at {levels} (vanilla {' / '.join(f'{fbv[b]:.3f}' for b in BUFFER_LEVELS)}), and the other clients receive "
-        f"{100 * wan.served.mean():.0f}% of what they asked for. From 0.5 to 2 RTT the backlogged clients' index changes by "
-        f"{fb[BUFFER_LEVELS[-1]] - fb[BUFFER_LEVELS[0]]:+.3f}: the spread among them, which the buffer hardly changes, is what "
+        f"{100 * wan.served.mean():.0f}% of what they asked for. From 0.5 to 2 RTT the backlogged clients' index changes "
+        f"{by_change(fb[BUFFER_LEVELS[-1]] - fb[BUFFER_LEVELS[0]])}: the spread among them, which the buffer hardly changes, is what "
         "holds WAN fairness near its level."
     )
     if "fairness_fluid" in wan:
