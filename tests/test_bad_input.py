@@ -142,6 +142,17 @@ def test_every_problem_is_listed() -> None:
     assert str(exc.value).startswith("invalid scenario (3 problems):\n  - topology.bottleneck.rate = 'fast'")
 
 
+def test_applications_that_never_end_are_named_in_one_problem() -> None:
+    """A scenario of 100 web clients and no duration listed 100 problems, one
+    line per client, all saying the same."""
+    for n, named in ((1, "apps[0] never ends"), (2, "apps[0] and apps[1] never end"),
+                     (100, "apps[0], apps[1], apps[2] and 97 more never end")):  # fmt: skip
+        sc = dumbbell(duration="none", apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}] * n)
+        with pytest.raises(tcplab.ScenarioError) as e:
+            tcplab.run(sc)
+        assert str(e.value) == f"invalid scenario: sim.duration: is 'none' but {named}; set a duration such as '60s'"
+
+
 def test_errors_are_tcplab_errors() -> None:
     assert issubclass(tcplab.ScenarioError, tcplab.TcplabError)
     assert issubclass(tcplab.SimulationError, tcplab.TcplabError)

@@ -135,6 +135,8 @@ class Scenario(_Model):
         names_seen: dict[str, int] = {}
         shared_checked: list[FieldProblem] | None = None  # the checks of the shared [tcp], made once
         retry_named = False  # the shared [tcp]'s max_retries named once
+        endless: list[int] = []  # the applications that never end, named in one problem
+        endless_at = 0
         for i, a in enumerate(apps):
             for attr in ("src", "dst"):
                 v = getattr(a, attr)
@@ -158,7 +160,8 @@ class Scenario(_Model):
                 out += shared_checked
             if self.sim.duration is None:
                 if _endless(a):
-                    out.append(FieldProblem("sim.duration", f"is 'none' but apps[{i}] never ends; set a duration such as '60s'"))
+                    endless_at = endless_at if endless else len(out)
+                    endless.append(i)
                 # A connection that can never deliver would retransmit for
                 # ever and the run never end (the core stops it at 10^8 s,
                 # which a tiny RTO takes for ever to reach).
@@ -169,6 +172,9 @@ class Scenario(_Model):
                     out.append(FieldProblem(field, "never giving up, with sim.duration = 'none' (until every transfer completes), keeps the run "
                                             "going for ever if a transfer can never get through: give a duration, or a number of "
                                             "retransmissions", "none", True))  # fmt: skip
+        if endless:
+            out.insert(endless_at, FieldProblem("sim.duration", f"is 'none' but {_listing(endless)} never end"
+                                                f"{'s' if len(endless) == 1 else ''}; set a duration such as '60s'"))
         return out
 
     def _until_problems(self) -> list[FieldProblem]:
@@ -373,6 +379,14 @@ class Scenario(_Model):
             trace["pcap_dir"] = pcap_dir
         until = {"until": list(self.sim.until)} if self.sim.until else {}  # absent when empty, so run ids stay as they were
         return {"seed": self.sim.seed, "stop_ns": self.sim.duration, **until, "nodes": nodes, **body, "losses": losses, "trace": trace}
+
+
+def _listing(apps: list[int], shown: int = 3) -> str:
+    """'apps[0]', 'apps[0] and apps[4]', 'apps[0], apps[1], apps[2] and 97 more'."""
+    names = [f"apps[{i}]" for i in apps[:shown]]
+    if len(apps) > shown:
+        return f"{', '.join(names)} and {len(apps) - shown} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _endless(a: App) -> bool:
