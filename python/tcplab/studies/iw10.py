@@ -304,11 +304,8 @@ def quartile_table(df: "pd.DataFrame", metric: str) -> "pd.DataFrame":
         out = out[~((out.n == 1) & (metric == "fair_within"))]
     # In the slides' order (the runs come from the store in no useful one):
     # workload, then link and buffer as CASES lists them, n, first burst first.
-    order = {"workload": WORKLOADS, "case": CASES, "burst": ("first", "later", "-")}
-    rank = pd.DataFrame({
-        "w": out.workload.map(order["workload"].index), "c": [order["case"].index(c) for c in zip(out.profile, out.buffer)],
-        "n": out.n, "b": out.burst.map(order["burst"].index),
-    }, index=out.index)  # fmt: skip
+    rank = pd.DataFrame({"w": out.workload.map(WORKLOADS.index), "c": [CASES.index(c) for c in zip(out.profile, out.buffer)],
+                         "n": out.n, "b": out.burst.map(("first", "later", "-").index)}, index=out.index)  # fmt: skip
     return out.loc[rank.sort_values(["w", "c", "n", "b"], kind="stable").index].reset_index(drop=True)
 
 
