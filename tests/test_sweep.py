@@ -837,9 +837,17 @@ def test_a_file_that_is_no_store_is_refused(tmp_path, command) -> None:
     }[command]
     proc = subprocess.run([sys.executable, "-m", "tcplab.cli", *args], capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.startswith(f"error: cannot open {bad}: ") and "not a valid DuckDB database file" in proc.stderr
-    assert "Traceback" not in proc.stderr
+    assert proc.stderr == f"error: {bad} is not a results store (the DuckDB file that tcplab sweep and tcplab reproduce write): DuckDB cannot read it\n"
     assert bad.read_text() == "not a store\n"
+
+
+def test_a_sweep_file_given_as_the_store_is_told_where_its_runs_are(tmp_path) -> None:
+    """`tcplab analyze sweep.toml` said DuckDB's "IO Error: ... not a valid DuckDB database file"."""
+    path = write_sweep(tmp_path)
+    r = CliRunner().invoke(main, ["analyze", str(path), "--metric", "fct_s"])
+    assert (r.exit_code, r.output) == (2, f"error: {path} is not a results store (the DuckDB file that tcplab sweep and tcplab reproduce "
+                                          "write): it is a TOML file; a sweep file's runs are in the store its [sweep] store names "
+                                          "(results.duckdb unless it says otherwise), a study's in OUT/STUDY.duckdb\n")
 
 
 def test_a_batch_is_stored_as_its_runs_one_by_one_and_replaces_a_failed_run(tmp_path) -> None:

@@ -142,6 +142,15 @@ class Store:
             shown = ", ".join(sorted(have)[:8]) + (", ..." if len(have) > 8 else "")
             raise StoreError(f"{self.path} is not a tcplab results store: it has no {', '.join(missing[:4])} (its tables: {shown})")
 
+    def _not_a_store(self) -> str:
+        """What a file that DuckDB cannot open is, for the error: a sweep or
+        scenario file given where its store was meant, or some other file."""
+        what = f"{self.path} is not a results store (the DuckDB file that tcplab sweep and tcplab reproduce write)"
+        if Path(self.path).suffix.lower() == ".toml":
+            return (f"{what}: it is a TOML file; a sweep file's runs are in the store its [sweep] store names "
+                    "(results.duckdb unless it says otherwise), a study's in OUT/STUDY.duckdb")
+        return f"{what}: DuckDB cannot read it"
+
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
@@ -169,6 +178,8 @@ class Store:
                     con = duckdb.connect(self.path, read_only=self.read_only)
                     break
                 except duckdb.IOException as e:
+                    if "not a valid duckdb database file" in str(e).lower():
+                        raise StoreError(self._not_a_store()) from None
                     if "lock" not in str(e).lower():
                         raise StoreError(f"cannot open {self.path}: {e}") from None
                     if time.monotonic() >= deadline:
