@@ -171,9 +171,14 @@ def test_a_factor_called_n_keeps_its_levels_and_the_count_is_runs() -> None:
     assert list(out.columns[:4]) == ["n", "iw", "runs", "mean"] and "n" not in list(out.columns[3:])
     assert out[["n", "iw", "runs", "mean"]].values.tolist() == [[1, 3, 2, 1.5], [1, 10, 1, 4.0], [18, 3, 2, 8.5]]
     assert count_column(["n", "iw"]) == "runs" and count_column(["iw"]) == "n"
+    # Not grouped by n, the count is still runs: `--by workload,profile` on
+    # iw10's store printed a column n of 1600, which read as flows per burst.
+    pooled = summarize(df, ["iw"], "fct_s")
+    assert list(pooled.columns[:3]) == ["iw", "runs", "mean"] and pooled.runs.tolist() == [4, 1]
+    assert list(summarize(df.drop(columns="n"), ["iw"], "fct_s").columns[:2]) == ["iw", "n"]
     with pytest.raises(UsageError) as e:
         summarize(df.rename(columns={"iw": "mean"}), ["mean"], "fct_s")
-    assert str(e.value) == ("invalid argument: by = ['mean']: 'mean' is also the name of a column of the summary (n, mean, mean_lo, mean_hi, "
+    assert str(e.value) == ("invalid argument: by = ['mean']: 'mean' is also the name of a column of the summary (runs, mean, mean_lo, mean_hi, "
                             "median, median_lo, median_hi, q1, q3, min, max); rename that column of df first")
 
 

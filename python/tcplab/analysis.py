@@ -77,22 +77,24 @@ def _median_ci(x: np.ndarray, conf: float, n_boot: int, seed: int) -> tuple[floa
 _SUMMARY_COLUMNS = ("n", "mean", "mean_lo", "mean_hi", "median", "median_lo", "median_hi", "q1", "q3", "min", "max")
 
 
-def count_column(by: Sequence[str]) -> str:
-    """The name of :func:`summarize`'s column of run counts: ``n``, or
-    ``runs`` when a factor is itself called n (iw10's number of flows)."""
-    return "runs" if "n" in by else "n"
+def count_column(columns: Sequence[str]) -> str:
+    """The name of :func:`summarize`'s column of run counts for a table of
+    these `columns` (its factors and metric): ``n``, or ``runs`` when a
+    factor is itself called n (iw10's number of flows), grouped by or not,
+    so that the store's tables always say runs for the count."""
+    return "runs" if "n" in columns else "n"
 
 
 def summarize(df: pd.DataFrame, by: Sequence[str], metric: str, conf: float = 0.95, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
     """Per configuration (the `by` columns): n, mean with its t-interval,
     median with a bootstrap interval, quartiles, min and max. A
     configuration of one run has no interval (NaN), not one of zero width.
-    Grouped by a factor called n, the count is the column ``runs``
+    Where `df` has a factor called n, the count is the column ``runs``
     (:func:`count_column`)."""
     by = _checked_arguments(df, by, "by", metric, conf)
     if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 1:
         raise UsageError([FieldProblem("n_boot", "expected a number of bootstrap resamples, at least 1", n_boot, True)])
-    count = count_column(by)
+    count = count_column(list(df.columns))
     stats = (count, *_SUMMARY_COLUMNS[1:])
     # A factor named as a statistic's column was overwritten by it (iw10's
     # factor n by the counts, 400 in every row).

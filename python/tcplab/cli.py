@@ -343,7 +343,7 @@ def analyze_cmd(store: str, metric: str, by: str, anova: bool, factors: str, con
         click.echo(_json.dumps(_json_records(table), allow_nan=False))
     else:
         _print_df(table, f"{metric} by {', '.join(keys) or 'all runs'}{_where_text(where)} ({format_percent(conf)} CIs)")
-        if (table[count_column(keys)] == 1).any():
+        if (table[count_column(list(df.columns))] == 1).any():
             click.echo("  —: a configuration of one run has no confidence interval")
         _pooled_note(df, keys, metric, "each row mixes runs at all of those levels")
 

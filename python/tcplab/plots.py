@@ -345,7 +345,7 @@ def store_plot(store_path: str | Path, x: str, y: str, out: str | Path, hue: str
         # A tick at each level, not matplotlib's round numbers: IW 1, 2 and 4 had ticks at 1.5, 2.5 and 3.5.
         ax.set_xticks(levels, [f"{v:g}" for v in levels])
     ax.set_xlabel(x)
-    alone = "; none for a single run" if (summary[count_column(by)] == 1).any() else ""
+    alone = "; none for a single run" if (summary[count_column(list(df.columns))] == 1).any() else ""
     ax.set_ylabel(f"{y} ({stat}, {format_percent(conf)} CI{alone})")
     ax.grid(True, alpha=0.3)
     chosen = f"where {', '.join(where)}" if where else ""
