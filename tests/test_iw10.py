@@ -335,5 +335,8 @@ def test_box_plots_count_the_runs_far_beyond_the_whisker(tmp_path, monkeypatch) 
     for fig in (elapsed, within):
         assert [(t.get_text(), t.xy[0]) for t in fig.axes[4].texts if t.get_color() == "tab:red"] == [("1", 3)]
     assert "1+1: one flow, no index" in within._suptitle.get_text()
+    # Fairness between bursts is an index of both bursts: its panels named the later one.
+    assert [ax.get_title() for ax in drawn[3].axes] == ["EDGE bdp", "EDGE large", "HSPA bdp", "HSPA large", "LTE bdp"]
+    assert [elapsed.axes[k].get_title() for k in (0, 9)] == ["EDGE bdp (first burst)", "LTE bdp (later burst)"]
     # For fairness the bad tail is below: the slow runs' index of 0.5 under a whisker at 0.9.
     assert [(t.get_text(), t.get_va()) for t in within.axes[4].texts if t.get_color() == "dimgrey"] == [("+3", "top")]

@@ -491,7 +491,9 @@ def figures(per: "pd.DataFrame", out_dir: Path) -> list[Path]:
                         if beyond.any():
                             ax.annotate(f"+{int(beyond.sum())}", (x, cap), ha="center", va=va, fontsize=6, color="dimgrey")
                 ax.set_xticks([3 * k + 0.5 for k in range(len(NS))], [f"{n}+{n}" if workload == "n+n" else f"bulk+{n}" for n in NS], fontsize=8)
-                ax.set_title(f"{profile.upper()} {buffer} ({burst})", fontsize=9)
+                # Fairness between bursts is one index of both bursts, not the later one's.
+                which = "" if metric == "fair_between" else f" ({burst} burst)"
+                ax.set_title(f"{profile.upper()} {buffer}{which}", fontsize=9)
                 if c == 0:
                     ax.set_ylabel(ylabel, fontsize=8)
                 ax.grid(True, alpha=0.3)
