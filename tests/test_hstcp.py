@@ -86,3 +86,17 @@ def test_the_rtt_reading_says_which_stack_drains_its_queue() -> None:
     assert hstcp.rtt_reading(236, 290, 188).startswith(
         "Neither window falls below the BDP (188 kB of payload) after slow start (troughs 236 and 290 kB), so the "
         "queue never empties: RTTs spread")
+
+
+def test_the_reading_uses_the_interface_queue_the_runs_had(tmp_path) -> None:
+    """A variation with another txqueuelen was read against 100 packets: the
+    reading's predicted peak (333 kB) and RTT range belonged to the study's."""
+    assert hstcp.txqueuelen() == 100.0
+    assert hstcp.txqueuelen({"topology.left_access.queue": "50pkt"}) == 50.0
+    assert hstcp.txqueuelen({"topology.left_access.queue": f"{60 * hstcp.FRAME_BYTES}B"}) == 60.0
+    assert hstcp.txqueuelen({"topology.left_access.queue": {"type": "red", "limit": "70pkt"}}) == 70.0
+    hstcp.reproduce(quick=True, out=tmp_path, progress=False, overrides={"topology.left_access.queue": "50pkt"})
+    report = (tmp_path / "report.md").read_text()
+    assert ("Add the 50 packets of the sender's interface queue (Linux's txqueuelen; 72 kB) and the window at which the queue "
+            "refuses a segment is about 261 kB: the study's 340-350 kB peaks (ours: 262 and 261 kB). A full queue adds 6.2 ms, "
+            "so RTTs range from 16 to about 22 ms") in report

@@ -67,7 +67,23 @@ PARAMETERS = [
 ]
 
 
-def scenario(stack: str, seed: int = 1, txqueuelen: int = 100, delayed_ack: bool = False, lookup: str = "table",
+#: Linux 2.2/2.4's default tx_queue_len for Ethernet: the sender's interface queue, packets.
+TXQUEUELEN = 100
+#: A full segment's frame on the 100 Mb/s link: MSS 1448 B and 90 B of headers.
+FRAME_BYTES = 1538
+
+
+def txqueuelen(overrides: dict[str, Any] | None = None) -> float:
+    """The sender's interface queue in packets as the runs have it, with
+    `overrides` (a variation's fields) set: a limit in bytes counts full frames."""
+    from ..scenario import load
+
+    (_, sc), = vary("hstcp", [({"stack": "standard"}, scenario("standard"))], overrides)
+    unit, n = load(sc).topology.left_access.queue.limit
+    return float(n) if unit == "pkts" else n / FRAME_BYTES
+
+
+def scenario(stack: str, seed: int = 1, txqueuelen: int = TXQUEUELEN, delayed_ack: bool = False, lookup: str = "table",
              cross: bool = True, duration: str = "10s") -> dict[str, Any]:  # fmt: skip
     """The iperf-like run: one bulk flow s0 -> k0 over a 100 Mb/s path whose
     sender's interface queue holds `txqueuelen` packets."""
@@ -321,6 +337,8 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
     m = per.groupby("stack").mean(numeric_only=True)
     s, h = m.loc["standard"], m.loc["hstcp"]
     bdp_pkts = 100e6 * 0.016 / 8 / 1538
+    txq = meta.get("txqueuelen", TXQUEUELEN)
+    full_ms = txq * 1538 * 8 / 100e6 * 1e3
     seeds = "seed 1" if meta["seeds"] == 1 else f"seeds 1-{meta['seeds']}"
     lines = [
         TITLE,
@@ -341,11 +359,11 @@ def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens:
         "## The reading: the sender's own interface queue",
         "",
         f"A 16 ms round trip at 100 Mb/s holds {bdp_pkts:.0f} frames of 1538 B on the wire "
-        f"({bdp_pkts * 1448 / 1e3:.0f} kB of payload). Add the 100 packets of Linux's interface queue "
-        f"({100 * 1448 / 1e3:.0f} kB) and the window at which the queue refuses a segment is about "
-        f"{(bdp_pkts + 100) * 1448 / 1e3:.0f} kB: the study's 340-350 kB peaks (ours: {s.cwnd_peak_kB:.0f} and "
-        f"{h.cwnd_peak_kB:.0f} kB). A full queue adds {100 * 1538 * 8 / 100e6 * 1e3:.1f} ms, so RTTs range from 16 "
-        f"to about 28 ms (the study: up to about 30 ms; ours: at most {max(s.rtt_max_ms, h.rtt_max_ms):.1f} ms). The reading holds: "
+        f"({bdp_pkts * 1448 / 1e3:.0f} kB of payload). Add the {txq:g} packets of the sender's interface queue "
+        f"(Linux's txqueuelen; {txq * 1448 / 1e3:.0f} kB) and the window at which the queue refuses a segment is about "
+        f"{(bdp_pkts + txq) * 1448 / 1e3:.0f} kB: the study's 340-350 kB peaks (ours: {s.cwnd_peak_kB:.0f} and "
+        f"{h.cwnd_peak_kB:.0f} kB). A full queue adds {full_ms:.1f} ms, so RTTs range from 16 "
+        f"to about {16 + full_ms:.0f} ms (the study: up to about 30 ms; ours: at most {max(s.rtt_max_ms, h.rtt_max_ms):.1f} ms). The reading holds: "
         f"nothing in the network drops a packet (retransmissions {s.retx_pct:.3f}% and {h.retx_pct:.3f}%), yet the "
         f"window falls {s.peaks:.0f} and {h.peaks:.0f} times, each time after a send stall "
         f"(SendStall {s.send_stalls:.0f} and {h.send_stalls:.0f}).",
@@ -432,6 +450,6 @@ def reproduce(quick: bool = False, jobs: int | None = None, out: str | Path = "h
     figs = figures(series, out_dir)
     run = StudyRun(out_dir, store="", sweep=f"hstcp-{'quick' if quick else 'full'}", runs=len(per) + 2 * len(SENSITIVITY), skipped=0, wall_s=wall,
                    overrides=dict(overrides or {}))  # fmt: skip
-    meta = {"runs": run.runs, "seeds": seeds, "wall_s": wall}
+    meta = {"runs": run.runs, "seeds": seeds, "wall_s": wall, "txqueuelen": txqueuelen(overrides)}
     tabs = {"per_run": per, "comparison": cmp, "sensitivity": sens}
     return finish(run, tabs, results, lambda: report(per, cmp, results, sens, figs, meta), console, figs)
