@@ -340,3 +340,28 @@ def test_box_plots_count_the_runs_far_beyond_the_whisker(tmp_path, monkeypatch) 
     assert [elapsed.axes[k].get_title() for k in (0, 9)] == ["EDGE bdp (first burst)", "LTE bdp (later burst)"]
     # For fairness the bad tail is below: the slow runs' index of 0.5 under a whisker at 0.9.
     assert [(t.get_text(), t.get_va()) for t in within.axes[4].texts if t.get_color() == "dimgrey"] == [("+3", "top")]
+
+
+def test_the_checks_count_the_median_signs_and_say_their_criterion() -> None:
+    """Each conclusion holds when, at the median, more cells move its way
+    than the other way; the names say so (they did not)."""
+    def table(rows):
+        return pd.DataFrame(rows, columns=["workload", "n", "signs"])
+
+    t = {
+        "slides": pd.DataFrame({"uniform": [True] * 4 + [False], "median_agrees": [True, True, True, False, True],
+                                "all_agree": [True, False, False, False, False]}),
+        # n <= 2: the middle signs are + + - 0 (2 better, 1 worse); 18+18: - - + (2 worse).
+        "elapsed": table([("n+n", 1, "-+-"), ("n+n", 2, "++-"), ("bulk+n", 1, "+-+"), ("bulk+n", 2, "000"),
+                          ("n+n", 18, "---"), ("n+n", 18, "0-0"), ("n+n", 18, "+++"), ("bulk+n", 18, "---"), ("n+n", 6, "---")]),
+        "fair_between": table([("n+n", 1, "+0+"), ("n+n", 2, "0-0"), ("n+n", 6, "000")]),  # 0 better, 1 worse
+        "fair_within": table([("n+n", 2, "---"), ("n+n", 6, "-+-"), ("n+n", 18, "+--")]),  # 2 worse, 1 better
+    }
+    out = iw10.checks(t, pd.DataFrame())
+    assert [ok for _, ok, _ in out] == [True, True, True, False, True]
+    assert out[0][2] == "3 of 4 (75%); all 5 three-sign cells: median 4, all three quartiles 1"
+    assert out[1] == ("Conclusion 1: with few flows (n = 1, 2) IW10 improves the elapsed time (at the median, better in more cells "
+                      "than worse)", True, "better in 2, worse in 1 of 4 cells")
+    assert out[2][2] == "worse in 2, better in 1 of 3 cells (both bursts, every link)"
+    assert out[3][1:] == (False, "better in 0, worse in 1 of 3 cells")
+    assert out[4][0].endswith("(at the median, worse in more cells than better)") and out[4][2] == "worse in 2, better in 1 of 3 cells"

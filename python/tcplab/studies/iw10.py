@@ -350,18 +350,18 @@ def checks(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame") -> list[Check]:
     # Each conclusion holds when, at the median, the cells that move its way
     # outnumber the cells that move the other way (the rest are within the band).
     p, m, n = _count(el, el.n <= 2)
-    out.append(("Conclusion 1: with few flows (n = 1, 2) IW10 improves the median elapsed time", p > m,
+    out.append(("Conclusion 1: with few flows (n = 1, 2) IW10 improves the elapsed time (at the median, better in more cells than worse)", p > m,
                 f"better in {p}, worse in {m} of {n} cells"))  # fmt: skip
     p, m, n = _count(el, (el.n == 18) & (el.workload == "n+n"))
-    out.append(("Conclusion 2: with many flows (18+18) IW10 tends to make the elapsed time worse", m > p,
+    out.append(("Conclusion 2: with many flows (18+18) IW10 tends to make the elapsed time worse (at the median, worse in more cells than better)", m > p,
                 f"worse in {m}, better in {p} of {n} cells (both bursts, every link)"))  # fmt: skip
     fb = t["fair_between"]
     p, m, n = _count(fb, fb.n > 0)
-    out.append(("Conclusion 3: the later-starting traffic's fairness (between bursts) improves with IW10", p > m,
+    out.append(("Conclusion 3: the later-starting traffic's fairness (between bursts) improves with IW10 (at the median, better in more cells than worse)", p > m,
                 f"better in {p}, worse in {m} of {n} cells"))  # fmt: skip
     fw = t["fair_within"]
     p, m, n = _count(fw, fw.n > 1)
-    out.append(("Conclusion 4: fairness within a burst is worse with IW10", m > p, f"worse in {m}, better in {p} of {n} cells"))
+    out.append(("Conclusion 4: fairness within a burst is worse with IW10 (at the median, worse in more cells than better)", m > p, f"worse in {m}, better in {p} of {n} cells"))
     return out
 
 
