@@ -258,3 +258,45 @@ def test_the_report_accounts_for_load_and_drops_from_table_2() -> None:
     # The copied 32-web rows with 0-2 FTPs are not scored.
     assert text.endswith("webs/FTPs): 8/1 0.10, 8/2 0.50, 8/3 1.00, 16/1 1.00, 16/2 1.00, 16/3 1.00, 32/3 1.00; far below it (under 0.65) in "
                          "8/1, 8/2, where the FTPs leave the bottleneck room that our lighter web load does not fill (see the calibration above).")
+
+
+def test_the_checks_on_hand_built_tables() -> None:
+    """Each acceptance check on tables whose outcome is known by construction
+    (the study's runs pinned only how many checks there are)."""
+    rows = [(w, f) for w in (8, 16, 32) for f in (0, 1, 2, 3)]
+    t1 = pd.DataFrame([{"webs": w, "ftps": f, "iw1_s": 1.0, "dec2_pct": 15.0, "dec3_pct": -4.0 if (w, f) == (32, 3) else 20.0,
+                        "dec4_pct": 25.0, "iw1_diff_pct": 10.0 if k < 8 else 40.0} for k, (w, f) in enumerate(rows)])  # fmt: skip
+    t2 = []
+    for k, (w, f) in enumerate(rows):
+        r = {"webs": w, "ftps": f}
+        for iw in (1, 2, 3, 4):
+            rfc_util = {8: 20.0, 16: 40.0, 32: 80.0}[w] if f == 0 else 90.0
+            r[f"rfc_util{iw}"], r[f"util{iw}"] = rfc_util, rfc_util + (12.0 if (w, f) == (8, 1) else 3.0)
+            r[f"rfc_drop{iw}"] = 2.0 if f else 0.0
+            r[f"drop{iw}"] = r[f"rfc_drop{iw}"]
+        t2.append(r)
+    t2 = pd.DataFrame(t2)
+    scored = [(8, 1), (8, 2), (8, 3), (16, 1), (16, 2), (16, 3), (32, 3)]  # the copied 32-web rows are not scored
+    for (w, f), iw in [(rc, 2) for rc in scored[:4]] + [(rc, 3) for rc in scored[3:]]:  # 8 cells at half the RFC's
+        t2.loc[(t2.webs == w) & (t2.ftps == f), f"drop{iw}"] = 1.0
+    t3 = pd.DataFrame([{"webs": w, "ftps": f, **{f"power{iw}": 10.0 if (w, f, iw) == (16, 2, 1) else 5.0 for iw in (1, 2, 3, 4)},
+                        **{f"power{iw}_ci": 1.0 for iw in (1, 2, 3, 4)}} for w, f in rows if f])  # fmt: skip
+    t4 = t1.assign(iw1_s=[1.0 if r == (8, 0) else 0.8 for r in rows], dec2_pct=10.0)
+    t6 = pd.DataFrame({"webs": ["8/8", "16 all IW=1", "16/16", "32 all IW=1"], "iw1_delay": [1.10, 1.00, 1.0, 1.0],
+                       "iw1_delay_ci": [0.05, 0.04, 0.1, 0.1]})  # fmt: skip
+    out = rfc2415.checks({"table1": t1, "table2": t2, "table3": t3, "table4": t4, "table6": t6}, pd.DataFrame())
+    assert [ok for _, ok, _ in out] == [False, False, True, False, True, True, True, False, False, True, False]
+    assert [type(ok).__name__ for _, ok, _ in out] == ["bool"] * 11
+    assert [d for _, _, d in out] == [
+        "not in rows [(32, 3)]",
+        "ours 15.0, 18.0, 25.0",  # (11 x 20 - 4) / 12
+        "8 of 12 rows",
+        "largest difference 12.0 points",
+        "20 of 28; mean ratio to the RFC's at IW 1: 1.00",
+        "IW 1: 23 < 43 < 83; IW 2: 23 < 43 < 83; IW 3: 23 < 43 < 83; IW 4: 23 < 43 < 83",
+        "9 rows",  # every row but the copied 32-web ones: the RFC's drop rate and ours are flat
+        "not in rows [(16, 2)]",  # IW 1's interval 9-11 misses IW 2's 4-6
+        "not in rows [(8, 0)]",
+        "10.0% against 15.0%",
+        "8/8: 1.100 ± 0.050 s against 1.000 ± 0.040 s all IW=1; 16/16: 1.000 ± 0.100 s against 1.000 ± 0.100 s all IW=1",
+    ]
