@@ -30,6 +30,7 @@ def test_knee_finds_the_bend_of_a_clipped_line() -> None:
 def test_quick_reproduction_meets_every_check(tmp_path) -> None:
     res = hstcp.reproduce(quick=True, out=tmp_path, progress=False)
     assert [ok for _, ok, _ in res["checks"]] == [True] * 6, res["checks"]
+    assert [type(ok) for _, ok, _ in res["checks"]] == [bool] * 6  # not numpy.bool_
     per = res["tables"]["per_run"].set_index("stack")
     # Pinned figures of the model (one run per stack, seed 1).
     assert per.loc["standard", "peaks"] == 4 and per.loc["hstcp", "peaks"] == 10

@@ -358,7 +358,7 @@ def test_the_checks_count_the_median_signs_and_say_their_criterion() -> None:
         "fair_within": table([("n+n", 2, "---"), ("n+n", 6, "-+-"), ("n+n", 18, "+--")]),  # 2 worse, 1 better
     }
     out = iw10.checks(t, pd.DataFrame())
-    assert [ok for _, ok, _ in out] == [True, True, True, False, True]
+    assert [ok for _, ok, _ in out] == [True, True, True, False, True] and [type(ok) for _, ok, _ in out] == [bool] * 5
     assert out[0][2] == "3 of 4 (75%); all 5 three-sign cells: median 4, all three quartiles 1"
     assert out[1] == ("Conclusion 1: with few flows (n = 1, 2) IW10 improves the elapsed time (at the median, better in more cells "
                       "than worse)", True, "better in 2, worse in 1 of 4 cells")

@@ -286,7 +286,7 @@ def test_the_checks_on_hand_built_tables() -> None:
                        "iw1_delay_ci": [0.05, 0.04, 0.1, 0.1]})  # fmt: skip
     out = rfc2415.checks({"table1": t1, "table2": t2, "table3": t3, "table4": t4, "table6": t6}, pd.DataFrame())
     assert [ok for _, ok, _ in out] == [False, False, True, False, True, True, True, False, False, True, False]
-    assert [type(ok).__name__ for _, ok, _ in out] == ["bool"] * 11
+    assert [type(ok) for _, ok, _ in out] == [bool] * 11
     assert [d for _, _, d in out] == [
         "not in rows [(32, 3)]",
         "ours 15.0, 18.0, 25.0",  # (11 x 20 - 4) / 12

@@ -352,3 +352,12 @@ def test_counted_says_one_thing_or_several() -> None:
     from tcplab.studies.common import counted
 
     assert [counted(1, "replication"), counted(2, "worker"), counted(0, "run")] == ["1 replication", "2 workers", "0 runs"]
+
+
+def test_a_checks_outcome_is_a_python_bool() -> None:
+    import numpy as np
+
+    from tcplab.studies.common import as_checks
+
+    out = as_checks([("a", np.float64(2.0) > 1, "x"), ("b", np.False_, "y"), ("c", True, "z")])
+    assert out == [("a", True, "x"), ("b", False, "y"), ("c", True, "z")] and [type(ok) for _, ok, _ in out] == [bool] * 3

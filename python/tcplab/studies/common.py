@@ -314,6 +314,13 @@ def want_runs(con: Any, run_ids: "Any") -> None:
     con.execute("CREATE TEMP TABLE wanted AS SELECT unnest(?::VARCHAR[]) AS run_id", [list(run_ids)])
 
 
+def as_checks(out: list[tuple[str, Any, str]]) -> list[Check]:
+    """A study's checks with each outcome a Python bool: a comparison of
+    NumPy or pandas numbers gives numpy.bool_, which is not `True` to `is`
+    and is named "bool" by NumPy 2."""
+    return [(name, bool(ok), detail) for name, ok, detail in out]
+
+
 def counted(n: int, noun: str) -> str:
     """`n` and the noun, plural unless n is 1: "1 replication", "2 workers"."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

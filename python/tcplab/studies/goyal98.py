@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, as_checks, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -410,7 +410,7 @@ def allocation_checks(an: dict) -> list[Check]:
         ok = all(pct[want] > v for f, v in pct.items() if f != want) and abs(pct[want] - slide[want]) <= 15
         ours = ", ".join(f"{r.effect} {r.percent:.0f}%" for r in mains.itertuples())
         out.append((f"{link.upper()} {y}: largest factor {want} ({slide[want]}%), within 15 points", ok, f"ours: {ours}"))
-    return out
+    return as_checks(out)
 
 
 def claims(per: "pd.DataFrame", an: dict) -> list[Check]:
@@ -418,10 +418,10 @@ def claims(per: "pd.DataFrame", an: dict) -> list[Check]:
     out: list[Check] = []
     # "Best", "rises" and "worse" are strict: a tie does not make a claim hold.
     best2 = eff_f["wan"][["newreno", "sack"]].min() > eff_f["wan"].drop(["newreno", "sack"]).max()
-    out.append(("1. On WAN, NewReno and SACK have the best efficiency", bool(best2),
+    out.append(("1. On WAN, NewReno and SACK have the best efficiency", best2,
                 ", ".join(f"{k} {v:.3f}" for k, v in eff_f["wan"].sort_values(ascending=False).items())))
     small = per[(per.link == "wan") & (per.buffer == BUFFER_LEVELS[0])].groupby("flavour").efficiency.mean()
-    out.append(("2. On WAN, SACK is worse at the smallest buffer (below NewReno at 0.5 RTT)", bool(small["sack"] < small["newreno"]),
+    out.append(("2. On WAN, SACK is worse at the smallest buffer (below NewReno at 0.5 RTT)", small["sack"] < small["newreno"],
                 f"0.5 RTT: SACK {small['sack']:.3f}, NewReno {small['newreno']:.3f}"))
     lead = {link: eff_f[link]["sack"] - eff_f[link].drop("sack").max() for link in ("meo", "geo")}
     out.append(("3. On MEO and GEO, SACK has clearly the best efficiency (ahead by > 0.01)", all(v > 0.01 for v in lead.values()),
@@ -433,10 +433,10 @@ def claims(per: "pd.DataFrame", an: dict) -> list[Check]:
     out.append(("5. Drop policy explains < 10% of efficiency variation on MEO and GEO", all(v < 10 for v in pol.values()),
                 ", ".join(f"{k.upper()} {v:.1f}%" for k, v in pol.items())))
     sp = per[(per.link == "wan") & (per.buffer == BUFFER_LEVELS[0])].groupby("policy").efficiency.mean()
-    out.append(("6. On WAN with the smallest buffer, SD is at least as efficient as EPD", bool(sp["sd"] >= sp["epd"]),
+    out.append(("6. On WAN with the smallest buffer, SD is at least as efficient as EPD", sp["sd"] >= sp["epd"],
                 f"SD {sp['sd']:.3f}, EPD {sp['epd']:.3f}"))
     fair_f = means(per, "fairness", "wan", "flavour").sort_values(ascending=False)
-    out.append(("7. On WAN, NewReno has the best fairness", bool(fair_f["newreno"] > fair_f.drop("newreno").max()),
+    out.append(("7. On WAN, NewReno has the best fairness", fair_f["newreno"] > fair_f.drop("newreno").max(),
                 ", ".join(f"{k} {v:.3f}" for k, v in fair_f.items())))
     lows = {link: float(per[per.link == link].groupby(list(FACTORS)).fairness.mean().min()) for link in ("meo", "geo")}
     out.append(("8. On MEO and GEO, fairness > 0.9 for every configuration", all(v > 0.9 for v in lows.values()),
@@ -444,7 +444,7 @@ def claims(per: "pd.DataFrame", an: dict) -> list[Check]:
     fl = [share(an, link, "efficiency", "flavour") for link in LINKS]
     out.append(("9. The flavour's share of efficiency variation rises from WAN to MEO to GEO", fl[0] < fl[1] < fl[2],
                 " / ".join(f"{v:.0f}%" for v in fl)))
-    return out  # fmt: skip
+    return as_checks(out)  # fmt: skip
 
 
 # ---------------------------------------------------------------------------

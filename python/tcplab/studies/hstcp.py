@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, StudyRun, check_call, check_lines, finish, md_table, print_table, vary
+from .common import Check, StudyRun, as_checks, check_call, check_lines, finish, md_table, print_table, vary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -265,7 +265,7 @@ def checks(per: "pd.DataFrame") -> list[Check]:
     out.append(("retransmissions under 0.1% of data packets, SendStall > 0",
                 all(x.retx_pct < 0.1 and x.send_stalls > 0 for x in both),
                 f"retransmitted {s.retx_pct:.3f}% / {h.retx_pct:.3f}%, SendStall {s.send_stalls:.0f} / {h.send_stalls:.0f}"))
-    return out  # fmt: skip
+    return as_checks(out)  # fmt: skip
 
 
 SENSITIVITY = [

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import Check, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
+from .common import Check, as_checks, check_call, check_lines, counted, finish, first_replication, jain, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure, want_runs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -362,7 +362,7 @@ def checks(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame") -> list[Check]:
     fw = t["fair_within"]
     p, m, n = _count(fw, fw.n > 1)
     out.append(("Conclusion 4: fairness within a burst is worse with IW10 (at the median, worse in more cells than better)", m > p, f"worse in {m}, better in {p} of {n} cells"))
-    return out
+    return as_checks(out)
 
 
 def named_cases(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame") -> list[str]:

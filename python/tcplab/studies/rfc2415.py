@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .common import check_call, check_lines, counted, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
+from .common import as_checks, check_call, check_lines, counted, finish, first_replication, keep_metrics, md_table, print_table, replications_of, run_configs, save_figure
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -516,7 +516,7 @@ def checks(t: dict[str, "pd.DataFrame"], per: "pd.DataFrame") -> list[tuple[str,
                      f"{all1.iw1_delay_ci:.3f} s all IW=1")
     out.append(("Table 6: with 8/8 and 16/16 the IW-1 clients are not worse than in the all-IW-1 run (slower by no more than "
                 "the two 95% intervals' half-widths together)", ok, "; ".join(notes)))
-    return out
+    return as_checks(out)
 
 
 # ---------------------------------------------------------------------------
