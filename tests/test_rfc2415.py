@@ -300,3 +300,23 @@ def test_the_checks_on_hand_built_tables() -> None:
         "10.0% against 15.0%",
         "8/8: 1.100 ± 0.050 s against 1.000 ± 0.040 s all IW=1; 16/16: 1.000 ± 0.100 s against 1.000 ± 0.100 s all IW=1",
     ]
+
+
+def test_checks_that_need_intervals_do_not_hold_with_one_replication() -> None:
+    """With -r 1 Table 3's check passed on NaN intervals (no comparison is
+    true), and Table 6's compared two means against intervals of zero width."""
+    import numpy as np
+
+    assert np.isnan(rfc2415._hw(pd.Series([0.7]))) and rfc2415._hw(pd.Series([0.7, 0.7])) == 0.0
+    rows = [(w, f) for w in (8, 16, 32) for f in (0, 1, 2, 3)]
+    t1 = pd.DataFrame([{"webs": w, "ftps": f, "iw1_s": 1.0, "dec2_pct": 15.0, "dec3_pct": 20.0, "dec4_pct": 25.0, "iw1_diff_pct": 0.0}
+                       for w, f in rows])  # fmt: skip
+    t2 = pd.DataFrame([{"webs": w, "ftps": f, **{f"{k}{iw}": 1.0 for k in ("util", "rfc_util", "drop", "rfc_drop") for iw in (1, 2, 3, 4)}}
+                       for w, f in rows])  # fmt: skip
+    t3 = pd.DataFrame([{"webs": w, "ftps": f, **{f"power{iw}": 5.0 for iw in (1, 2, 3, 4)}, **{f"power{iw}_ci": float("nan") for iw in (1, 2, 3, 4)}}
+                       for w, f in rows if f])  # fmt: skip
+    t6 = pd.DataFrame({"webs": ["8/8", "16 all IW=1", "16/16", "32 all IW=1"], "iw1_delay": [0.877, 0.876, 1.0, 1.0],
+                       "iw1_delay_ci": [float("nan")] * 4})  # fmt: skip
+    out = rfc2415.checks({"table1": t1, "table2": t2, "table3": t3, "table4": t1.assign(iw1_s=0.5), "table6": t6}, pd.DataFrame())
+    assert out[7][1:] == (False, "no interval: it needs at least 2 replications")
+    assert out[10][1:] == (False, "no interval: it needs at least 2 replications")

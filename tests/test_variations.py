@@ -361,3 +361,11 @@ def test_a_checks_outcome_is_a_python_bool() -> None:
 
     out = as_checks([("a", np.float64(2.0) > 1, "x"), ("b", np.False_, "y"), ("c", True, "z")])
     assert out == [("a", True, "x"), ("b", False, "y"), ("c", True, "z")] and [type(ok) for _, ok, _ in out] == [bool] * 3
+
+
+def test_a_value_that_is_not_there_shows_as_a_dash_in_the_reports_tables() -> None:
+    import pandas as pd
+
+    from tcplab.studies.common import md_table
+
+    assert md_table(pd.DataFrame({"a": [1.0, float("nan")], "b": ["x", "y"]})).splitlines() == ["| a | b |", "|---|---|", "| 1.00 | x |", "| — | y |"]

@@ -330,9 +330,14 @@ def md_table(df: "pd.DataFrame", floatfmt: str = ".2f") -> str:
     cols = list(df.columns)
     lines = ["| " + " | ".join(str(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
-        cells = [format(v, floatfmt) if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append("| " + " | ".join(_cells(row, floatfmt)) + " |")
     return "\n".join(lines)
+
+
+def _cells(row: Any, floatfmt: str) -> list[str]:
+    """A table row's cells as text; NaN, a quantity with no value (the
+    interval of one run), as "—", as `tcplab analyze` shows it."""
+    return [("—" if v != v else format(v, floatfmt)) if isinstance(v, float) else str(v) for v in row]
 
 
 def print_table(console: Any, title: str, df: "pd.DataFrame", floatfmt: str = ".2f") -> None:
@@ -342,7 +347,7 @@ def print_table(console: Any, title: str, df: "pd.DataFrame", floatfmt: str = ".
     for c in df.columns:
         tab.add_column(str(c), justify="right")
     for row in df.itertuples(index=False):
-        tab.add_row(*[format(v, floatfmt) if isinstance(v, float) else str(v) for v in row])
+        tab.add_row(*_cells(row, floatfmt))
     console.print(tab)
 
 
