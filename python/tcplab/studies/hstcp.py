@@ -336,9 +336,9 @@ def rtt_reading(trough_std_kB: float, trough_hs_kB: float, bdp_kB: float) -> str
 def report(per: "pd.DataFrame", cmp: "pd.DataFrame", results: list[Check], sens: "pd.DataFrame", figs: list[Path], meta: dict[str, Any]) -> str:
     m = per.groupby("stack").mean(numeric_only=True)
     s, h = m.loc["standard"], m.loc["hstcp"]
-    bdp_pkts = 100e6 * 0.016 / 8 / 1538
+    bdp_pkts = 100e6 * 0.016 / 8 / FRAME_BYTES
     txq = meta.get("txqueuelen", TXQUEUELEN)
-    full_ms = txq * 1538 * 8 / 100e6 * 1e3
+    full_ms = txq * FRAME_BYTES * 8 / 100e6 * 1e3
     seeds = "seed 1" if meta["seeds"] == 1 else f"seeds 1-{meta['seeds']}"
     lines = [
         TITLE,
