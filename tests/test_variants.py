@@ -386,3 +386,20 @@ def test_an_applications_tcp_table_overrides_with_the_unbounded_values_too() -> 
     assert tcplab.load(sc_obj.model_dump(mode="json", by_alias=True)).to_core() == core
     res = tcplab.run(sc_obj, overrides={"sim.duration": "5s"})
     assert res.scenario.to_core()["apps"][0]["tcp"]["initial_ssthresh_bytes"] is None
+
+
+def test_a_timeout_in_sack_recovery_halves_a_flight_that_counts_sacked_bytes() -> None:
+    """The README's case for timeout_ssthresh: one SACK flow through RED with a
+    1 MB window. A lost retransmission leaves the sender sending new data for
+    the whole 1 s RTO, so RFC 5681's half of that flight is many times cwnd,
+    and the slow start after it overshoots into the next timeout."""
+    red = {"type": "red", "limit": "50pkt", "min_th": 5, "max_th": 15, "max_p": 0.1}
+    out = {}
+    for rule in ("rfc5681", "linux"):
+        sc = dumbbell(duration="100s", bottleneck_delay="10ms", bottleneck_queue=red, access_rate="100Mbps",
+                      tcp={"cc": "sack", "window": "1MB", "timeout_ssthresh": rule},
+                      apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}])  # fmt: skip
+        res = tcplab.run(sc)
+        link = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
+        out[rule] = (int(res.flows.timeouts.iloc[0]), round(float(link.utilization), 2))
+    assert out == {"rfc5681": (41, 0.49), "linux": (3, 0.95)}
