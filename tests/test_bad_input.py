@@ -43,7 +43,7 @@ CASES = [
      "apps[0].tcp.iww: unknown field; allowed fields here: cc, iw, mss, header, window, window_scaling, ssthresh, rto_initial, rto_min, "
      "rto_max, clock_granularity, max_backoff, max_retries, dupack_threshold, abc_limit, byte_counting, hystart, delayed_ack, delack_timeout, delack_segments, quickack, timestamps, "
      "limited_transmit, idle_restart, sack_blocks, handshake, local_congestion, window_growth, sack_recovery, sack_loss, newreno_recovery, timeout_ssthresh, rtt_estimator, clock_phase, limited_transmit_data, recovery_exit, "
-     "sack_option_bytes, ca_increment, fast_retransmit_ssthresh, hstcp_lookup"),
+     "sack_option_bytes, ca_increment, fast_retransmit_ssthresh, hstcp_lookup, send_jitter"),
     ({"tcp.sack_recovery": "ns3"}, "tcp.sack_recovery = 'ns3': not allowed; allowed values: 'rfc6675', 'ns2-1998', 'ns2' or 'linux'"),
     ({"tcp.sack_option_bytes": "bsd"}, "tcp.sack_option_bytes = 'bsd': not allowed; allowed values: 'rfc2018' or 'ns2'"),
     ({"tcp.ca_increment": 1}, "tcp.ca_increment = 1: not allowed; allowed values: 'rfc5681' or 'ns2'"),

@@ -314,7 +314,7 @@ def _random_scenario(rng) -> dict:
                         ("local_congestion", ["linux"]), ("window_growth", ["linux"]), ("idle_restart", [False]),
                         ("sack_recovery", ["ns2-1998", "ns2", "linux"]), ("sack_loss", ["fack"]), ("newreno_recovery", ["ns2-1998"]), ("dupack_threshold", [1, 10]),
                         ("timeout_ssthresh", ["ns2", "linux"]), ("recovery_exit", ["ns2"]), ("rtt_estimator", ["ns2"]), ("limited_transmit_data", ["ns2"]), ("clock_phase", ["0.5ms", "random"]),
-                        ("sack_option_bytes", ["ns2"]), ("ca_increment", ["ns2"]), ("fast_retransmit_ssthresh", ["ns2"])]:  # fmt: skip
+                        ("sack_option_bytes", ["ns2"]), ("ca_increment", ["ns2"]), ("fast_retransmit_ssthresh", ["ns2"]), ("send_jitter", ["1ms"])]:  # fmt: skip
         some(tcp, key, *values)
     sc = {"sim": {"duration": pick(["1s", "3s", "3s", "none"]), "seed": rng.randrange(5)}, "topology": topo, "tcp": tcp, "apps": apps}
     if rng.random() < 0.3:

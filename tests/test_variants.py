@@ -403,3 +403,53 @@ def test_a_timeout_in_sack_recovery_halves_a_flight_that_counts_sacked_bytes() -
         link = res.links[(res.links.src == "r0") & (res.links.dst == "r1")].iloc[0]
         out[rule] = (int(res.flows.timeouts.iloc[0]), round(float(link.utilization), 2))
     assert out == {"rfc5681": (41, 0.49), "linux": (3, 0.95)}
+
+
+def _two_rtts(access_delay: str, jitter: str) -> dict:
+    """Two Reno flows, round trips of about 24 and 102 ms plus the queue's,
+    through a 100-packet drop-tail bottleneck."""
+    return dumbbell(duration="200s", left=2, right=2, bottleneck_delay="10ms", bottleneck_queue="100pkt", access_rate="100Mbps",
+                    access_delay=["1ms", access_delay], tcp={"cc": "reno", "window": "4MB", "send_jitter": jitter},
+                    apps=[{"type": "bulk", "src": f"s{i}", "dst": f"k{i}", "size": "inf"} for i in range(2)])  # fmt: skip
+
+
+def test_send_jitter_breaks_a_drop_tail_phase_effect() -> None:
+    """Floyd and Jacobson's phase effect: in a deterministic drop-tail
+    network the split between two flows of different round trips swings with
+    0.3 ms of propagation delay. A random wait of up to 1 ms before each
+    opportunity to send (ns-2's overhead_, about one bottleneck packet time)
+    steadies it, the shorter round trip getting more, as expected."""
+    split = {}
+    for jitter in ("0s", "1ms"):
+        for delay in ("40ms", "40.3ms"):
+            res = tcplab.run(_two_rtts(delay, jitter))
+            split[(jitter, delay)] = tuple(round(float(x) / 1e6, 2) for x in res.flows.sort_values("app").goodput_bps)
+    assert split == {("0s", "40ms"): (3.31, 6.01), ("0s", "40.3ms"): (8.31, 1.04),
+                     ("1ms", "40ms"): (6.67, 2.52), ("1ms", "40.3ms"): (7.0, 2.31)}  # fmt: skip
+
+
+def test_send_jitter_keeps_a_flows_segments_in_order_within_their_waits() -> None:
+    sc = dumbbell(duration="2s", tcp={"iw": 10, "send_jitter": "5ms"}, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "200kB"}])
+    sc["trace"] = {"links": ["s0->r0"]}
+    res = tcplab.run(sc)
+    sent = res.packets[(res.packets.event == "enqueue") & (res.packets.kind == "data")]
+    assert not sent.retx.any() and sent.seq.is_monotonic_increasing and sent.seq.is_unique
+    # The first window waits one draw, then leaves whole, as ns-2's delayed send.
+    assert sent.t.iloc[:10].nunique() == 1 and 0 < sent.t.iloc[0] <= 0.005 and sent.t.iloc[10] > sent.t.iloc[0]
+    again, other = tcplab.run(sc), tcplab.run(sc, seed=2)
+    assert again.packets.t.tolist() == res.packets.t.tolist() and other.packets.t.tolist() != res.packets.t.tolist()
+    # Off, no wait: the first window leaves at once.
+    sc["tcp"]["send_jitter"] = "0s"
+    first = tcplab.run(sc).packets
+    assert first[first.kind == "data"].t.iloc[:10].tolist() == [0.0] * 10
+
+
+@pytest.mark.parametrize("tcp, message", [
+    ({"send_jitter": "11s"}, "tcp.send_jitter = '11s': must be at most 10s"),
+    ({"send_jitter": "1ms", "local_congestion": "linux"},
+     "tcp.send_jitter = '1ms': holds segments back before the interface queue whose room local_congestion = 'linux' reads; use one or the other"),
+])  # fmt: skip
+def test_send_jitter_is_refused_beyond_its_range_or_with_send_stalls(tcp: dict, message: str) -> None:
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(dumbbell(duration="1s", tcp=tcp, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "10kB"}]))
+    assert str(e.value) == f"invalid scenario: {message}"

@@ -152,8 +152,9 @@ pub fn build(sc: &Scenario) -> Result<Parts> {
         }
         // Only a random clock phase needs the key (formatting it for each of 100,000 applications costs).
         let clock_key = if cfg.clock_phase_random { crate::engine::rng::component_key(sc.seed, &format!("tcp/{}", a.name)) } else { 0 };
+        let jitter_key = if cfg.send_jitter > Dur::ZERO { crate::engine::rng::component_key(sc.seed, &format!("jitter/{}", a.name)) } else { 0 };
         let heads = (RouteHead::NONE, RouteHead::NONE);
-        tcp.profiles.push(Profile { cfg, data_route, ack_route, heads, open_bytes: request_bytes, more, clock_key, opened: 0 });
+        tcp.profiles.push(Profile { cfg, data_route, ack_route, heads, open_bytes: request_bytes, more, clock_key, jitter_key, opened: 0 });
     }
     // Links by their ends (the first declared, for a pair declared twice):
     // only loss rules, the packet log and captures name links.
@@ -420,7 +421,7 @@ mod timer_link_tests {
         let c = parts.tcp.create(0, 0, Some(40_000), 0, Time::ZERO);
         let conn = &parts.tcp.conns[c as usize];
         // The server's timers send data, the client's send ACKs or requests.
-        for (timer, link) in [(Timer::Rto, 0), (Timer::SynAck, 0), (Timer::DelAck, 3), (Timer::Syn, 3), (Timer::Message, 3)] {
+        for (timer, link) in [(Timer::Rto, 0), (Timer::SynAck, 0), (Timer::Release, 0), (Timer::DelAck, 3), (Timer::Syn, 3), (Timer::Message, 3)] {
             assert_eq!(conn.timer_link(timer), link, "{timer:?}");
         }
     }

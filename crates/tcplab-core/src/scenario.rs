@@ -493,6 +493,9 @@ pub struct TcpSpec {
     /// A fast retransmit halves the window, not the flight (ns-2's slowdown).
     #[serde(default)]
     pub ns2_fr_halving: bool,
+    /// Each data segment waits a random time up to this before it leaves (ns-2's overhead_).
+    #[serde(default)]
+    pub send_jitter_ns: u64,
 }
 
 fn three() -> u32 {
@@ -742,6 +745,13 @@ impl TcpSpec {
         if self.rto_min_ns > self.rto_max_ns {
             return Err(invalid(format!("{field}.rto_min"), "is larger than rto_max"));
         }
+        if self.send_jitter_ns > 10_000_000_000 {
+            return Err(invalid(format!("{field}.send_jitter"), "must be at most 10 s"));
+        }
+        if self.send_jitter_ns > 0 && self.local_congestion {
+            // Held-back segments are not yet in the interface queue whose room a send stall reads.
+            return Err(invalid(format!("{field}.send_jitter"), "holds segments back before the interface queue whose room local_congestion = 'linux' reads; use one or the other"));
+        }
         if self.clock_phase_ns >= self.granularity_ns.max(1) {
             return Err(invalid(format!("{field}.clock_phase"), "must be less than clock_granularity"));
         }
@@ -802,6 +812,7 @@ impl TcpSpec {
             ns2_sack_bytes: self.ns2_sack_bytes,
             ns2_ca_fraction: self.ns2_ca_fraction,
             ns2_fr_halving: self.ns2_fr_halving,
+            send_jitter: Dur::from_ns(self.send_jitter_ns),
         })
     }
 }

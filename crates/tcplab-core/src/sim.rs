@@ -376,7 +376,7 @@ impl Simulator {
                 match timer {
                     Timer::Rto => Connection::prefetch_server_side(c),
                     Timer::DelAck => prefetch_bytes(c, Connection::CLIENT_SIDE_BYTES),
-                    Timer::Syn | Timer::SynAck | Timer::Message => prefetch_whole(c),
+                    Timer::Syn | Timer::SynAck | Timer::Message | Timer::Release => prefetch_whole(c),
                 }
                 self.staged_conn = conn;
             }

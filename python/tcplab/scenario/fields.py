@@ -82,6 +82,15 @@ def _at_least(least: int, message: str):
     return AfterValidator(check)
 
 
+def _at_most(most: int, message: str):
+    def check(v: Optional[int]) -> Optional[int]:
+        if v is not None and v > most:
+            raise ValueError(message)
+        return v
+
+    return AfterValidator(check)
+
+
 def not_blank(default: str):
     """A text field whose default stands in when it is left out: given empty
     or blank, it is refused instead of taken (`name = ""` made app{i}
@@ -105,6 +114,8 @@ PositiveDuration = Annotated[Duration, _above_zero("must be above 0s")]
 #: and a nanosecond's RTO a timeout per nanosecond of a connection that
 #: cannot deliver (datacenter studies go down to some tens of microseconds).
 TimerDuration = Annotated[Duration, _at_least(1_000, "must be at least 1us")]
+#: A random wait before each data segment leaves (tcp.send_jitter): at most 10 s, as the core allows.
+JitterDuration = Annotated[Duration, _at_most(10_000_000_000, "must be at most 10s")]
 #: A size of which zero makes no sense: a transfer's (one of nothing would never start, so never end), a mean packet's.
 PositiveSize = Annotated[Size, _above_zero("must be at least 1 byte")]
 PositiveSizeOrInf = Annotated[SizeOrInf, _above_zero("must be at least 1 byte, or 'inf'")]

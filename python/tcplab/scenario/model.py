@@ -293,6 +293,11 @@ class Scenario(_Model):
             out.append(FieldProblem(where, f"is {_window_bytes(tcp.window, tcp.mss)} bytes, above {MAX_SCALED_WINDOW} (65535 x 2^14), the largest window RFC 7323's scale 14 allows", _fmt_amount(tcp.window), True))
         if _window_bytes(tcp.window, tcp.mss) < tcp.mss:
             out.append(FieldProblem("tcp.window", f"must hold at least one segment of mss = {tcp.mss} bytes", _fmt_amount(tcp.window), True))
+        if tcp.send_jitter and tcp.local_congestion != "none":
+            # Held-back segments are not yet in the interface queue whose room a send stall reads.
+            where = f"apps[{i}].tcp.send_jitter" if a.tcp.send_jitter is not None else "tcp.send_jitter"
+            out.append(FieldProblem(where, "holds segments back before the interface queue whose room local_congestion = 'linux' reads; use one "
+                                    "or the other", units.format_duration(tcp.send_jitter), True))  # fmt: skip
         return out
 
     def link_names(self) -> set[str]:

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from .fields import CcName, ClockPhase, Duration, InitialWindow, Int, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
+from .fields import CcName, ClockPhase, Duration, InitialWindow, Int, JitterDuration, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"
@@ -163,6 +163,13 @@ class Tcp(_Model):
     hstcp_lookup: Literal["formula", "table", "linux"] = "formula"
     """How highspeed finds a(w) and b(w): RFC 3649's closed forms; its table,
     row at or below the window; or the table's next row above, as Linux."""
+    send_jitter: JitterDuration = "0s"
+    """Each opportunity to send waits a random time, uniform in
+    [0, send_jitter] and drawn from the seed for each connection, and then
+    every segment held back goes out together (ns-2's overhead_: send_much
+    sets its delayed-send timer to Random::uniform(overhead_) and, when it
+    fires, sends all the window allows). It breaks the phase effects of a
+    deterministic drop-tail network (Floyd and Jacobson 1992). '0s': at once."""
 
     def iw_bytes(self) -> int:
         kind, n = self.iw
@@ -288,6 +295,8 @@ def _core_tcp(t: Tcp) -> dict[str, Any]:
         core["max_retries"] = t.max_retries  # None: never
     if t.timestamps:
         core["timestamps"] = True
+    if t.send_jitter:
+        core["send_jitter_ns"] = t.send_jitter
     if t.hystart:
         core["hystart"] = True
     return core

@@ -26,6 +26,12 @@ impl TimerSlot {
         Some((d, self.gen))
     }
 
+    /// Whether a wake-up is scheduled and has not fired.
+    #[inline]
+    pub fn is_armed(&self) -> bool {
+        self.scheduled.is_some()
+    }
+
     /// An event of generation `gen` fired: whether it is the live one.
     #[inline]
     pub fn fire(&mut self, gen: u32) -> bool {

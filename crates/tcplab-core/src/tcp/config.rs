@@ -231,6 +231,13 @@ pub struct TcpConfig {
     /// cwnd the half itself, fraction and all, as ns-2's `slowdown`
     /// (`precision_reduce_`, `CLOSE_SSTHRESH_HALF | CLOSE_CWND_HALF`).
     pub ns2_fr_halving: bool,
+    /// Each opportunity to send waits a random time, uniform in [0,
+    /// send_jitter], then every segment held back leaves together (ns-2's
+    /// `overhead_`: `send_much` sets its delayed-send timer to
+    /// `Random::uniform(overhead_)` and, when it fires, sends all the window
+    /// allows): it breaks the phase effects of a deterministic drop-tail
+    /// network (Floyd and Jacobson 1992). Zero: segments leave at once.
+    pub send_jitter: Dur,
 }
 
 impl Default for TcpConfig {
@@ -271,6 +278,7 @@ impl Default for TcpConfig {
             ns2_sack_bytes: false,
             ns2_ca_fraction: false,
             ns2_fr_halving: false,
+            send_jitter: Dur::ZERO,
         }
     }
 }

@@ -39,6 +39,8 @@ pub enum Timer {
     SynAck,
     /// The client's retransmission of an unanswered message.
     Message,
+    /// The next data segment held back by `send_jitter` leaves.
+    Release,
 }
 
 /// What a connection tells its owner.
@@ -136,10 +138,22 @@ pub struct Connection {
     /// `VecDeque`'s four words, in every connection's first lines.
     #[allow(clippy::box_collection)]
     marks: Option<Box<VecDeque<(u64, u64)>>>,
+    /// With `send_jitter`, the data segments waiting to leave (boxed: a
+    /// pointer in every connection, the queue only where it is used).
+    jitter: Option<Box<Jitter>>,
     /// Bytes asked for in all (`None`: unbounded).
     pub size: Option<u64>,
     pub receiver: Receiver,
     pub sender: Sender,
+}
+
+/// Data segments held back by `send_jitter` (ns-2's `overhead_`).
+struct Jitter {
+    max_ns: u64,
+    key: u64,
+    draws: u64,
+    queue: VecDeque<Packet>,
+    timer: TimerSlot,
 }
 
 impl Connection {
@@ -204,8 +218,15 @@ impl Connection {
             aborted: false,
             held_ack: None,
             marks: None,
+            jitter: None,
             size,
         }
+    }
+
+    /// Hold data segments back a random time, uniform in [0, `max`], from
+    /// each opportunity to send; `key` keys this connection's draws.
+    pub fn set_send_jitter(&mut self, max: Dur, key: u64) {
+        self.jitter = Some(Box::new(Jitter { max_ns: max.as_ns(), key, draws: 0, queue: VecDeque::new(), timer: TimerSlot::default() }));
     }
 
     /// The connection gave up on an unanswered retransmission (see `aborted`).
@@ -253,7 +274,7 @@ impl Connection {
     #[inline]
     pub fn timer_link(&self, timer: Timer) -> u32 {
         match timer {
-            Timer::Rto | Timer::SynAck => self.heads.0.first,
+            Timer::Rto | Timer::SynAck | Timer::Release => self.heads.0.first,
             Timer::DelAck | Timer::Syn | Timer::Message => self.heads.1.first,
         }
     }
@@ -501,6 +522,20 @@ impl Connection {
                 }
                 self.sync_handshake(w);
             }
+            Timer::Release => {
+                let Some(j) = self.jitter.as_mut() else { return };
+                if !j.timer.fire(gen) {
+                    return;
+                }
+                if self.aborted {
+                    j.queue.clear();
+                    return;
+                }
+                // ns-2's delayed send (`send_much(1, ...)`): everything held back goes now.
+                while let Some(p) = j.queue.pop_front() {
+                    w.transmit(p, self.heads.0, &[]);
+                }
+            }
             Timer::Message => {
                 let hs = self.hs.as_mut().expect("message timer");
                 if !hs.message_timer.fire(gen) {
@@ -545,11 +580,34 @@ impl Connection {
             p.ack = client_bytes;
             p.retx = s.retx;
             p.fin = fin && s.last;
-            w.transmit(p, self.heads.0, &[]);
+            match self.jitter.as_mut() {
+                None => w.transmit(p, self.heads.0, &[]),
+                Some(j) => j.queue.push_back(p),
+            }
         }
         w.put_segments(buf);
+        if self.jitter.is_some() {
+            self.arm_release(w);
+        }
         self.sync_rto(w);
         w.sent(self);
+    }
+
+    /// With segments held back and no release due, they leave together
+    /// after a fresh draw, and those the sender adds meanwhile with them:
+    /// ns-2's `send_much`, which with `overhead_` sets its delayed-send
+    /// timer to `Random::uniform(overhead_)` and, when it fires, sends all
+    /// the window allows.
+    fn arm_release<W: Wire>(&mut self, w: &mut W) {
+        let Some(j) = self.jitter.as_mut() else { return };
+        if j.queue.is_empty() || j.timer.is_armed() {
+            return;
+        }
+        let wait = crate::engine::rng::keyed_u64(j.key, j.draws) % (j.max_ns + 1);
+        j.draws += 1;
+        if let Some((t, gen)) = j.timer.arm(Some(w.now() + Dur::from_ns(wait))) {
+            w.wake(self.id, Timer::Release, t, gen);
+        }
     }
 
     fn send_ack<W: Wire>(&mut self, w: &mut W, ack: u64, fin: bool) {
@@ -654,6 +712,7 @@ mod tests {
         now: Time,
         sent: Vec<Packet>,
         wakes: Vec<(Timer, Time)>,
+        gens: Vec<u32>,
         buf: Vec<Segment>,
     }
 
@@ -664,8 +723,9 @@ mod tests {
         fn transmit(&mut self, p: Packet, _head: RouteHead, _sack: &[(u64, u64)]) {
             self.sent.push(p);
         }
-        fn wake(&mut self, _conn: u32, timer: Timer, at: Time, _gen: u32) {
+        fn wake(&mut self, _conn: u32, timer: Timer, at: Time, gen: u32) {
             self.wakes.push((timer, at));
+            self.gens.push(gen);
         }
         fn sent(&mut self, _conn: &Connection) {}
         fn take_segments(&mut self) -> Vec<Segment> {
@@ -681,6 +741,45 @@ mod tests {
 
     fn kinds(r: &Recorder) -> Vec<PacketKind> {
         r.sent.iter().map(|p| p.kind).collect()
+    }
+
+    #[test]
+    fn send_jitter_holds_an_opportunity_to_send_one_uniform_draw() {
+        // IW 4: the first window waits one draw of U[0, 10 ms], then leaves
+        // whole, in order (ns-2's overhead_); a stale release sends nothing.
+        let cfg = TcpConfig { iw_bytes: 4 * 1460, ..Default::default() };
+        let mut c = Connection::new(0, 0, 0, 0, 1, &cfg, Some(8 * 1460), 0, Time::ZERO);
+        let max = Dur::from_ms(10);
+        c.set_send_jitter(max, 7);
+        let mut w = Recorder::default();
+        c.open(&mut w);
+        assert!(w.sent.is_empty(), "held back");
+        let release = |w: &Recorder| (0..w.wakes.len()).filter(|&i| w.wakes[i].0 == Timer::Release).collect::<Vec<_>>();
+        assert_eq!(release(&w).len(), 1);
+        let i = release(&w)[0];
+        let wait = crate::engine::rng::keyed_u64(7, 0) % (max.as_ns() + 1);
+        assert_eq!(w.wakes[i].1, Time::ZERO + Dur::from_ns(wait));
+        w.now = w.wakes[i].1;
+        let gen = w.gens[i];
+        c.on_timer(&mut w, Timer::Release, gen.wrapping_sub(1));
+        assert!(w.sent.is_empty(), "a stale generation sends nothing");
+        c.on_timer(&mut w, Timer::Release, gen);
+        assert_eq!(w.sent.iter().map(|p| p.seq).collect::<Vec<_>>(), [0, 1460, 2920, 4380]);
+        assert_eq!(release(&w).len(), 1, "nothing more held back");
+        // An ACK of the first two segments: the two the window now allows wait the next draw.
+        let mut ack = Packet::new(0, 1, PacketKind::Ack, 40);
+        ack.ack = 2 * 1460;
+        w.now += Dur::from_ms(50);
+        w.sent.clear();
+        c.on_packet(&mut w, &ack, &[]);
+        assert!(w.sent.is_empty());
+        let i = *release(&w).last().unwrap();
+        let wait = crate::engine::rng::keyed_u64(7, 1) % (max.as_ns() + 1);
+        assert_eq!(w.wakes[i].1, w.now + Dur::from_ns(wait));
+        w.now = w.wakes[i].1;
+        let gen = w.gens[i];
+        c.on_timer(&mut w, Timer::Release, gen);
+        assert!(w.sent.len() >= 2 && w.sent.windows(2).all(|p| p[1].seq == p[0].seq + 1460) && w.sent[0].seq == 4 * 1460);
     }
 
     #[test]

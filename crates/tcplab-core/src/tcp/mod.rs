@@ -26,7 +26,7 @@ pub use rtt::{RttConfig, RttEstimator};
 pub use sender::{Segment, Sender, State};
 
 use crate::net::RouteHead;
-use crate::time::Time;
+use crate::time::{Dur, Time};
 
 /// How an owner's connections are opened: their settings, routes (by the
 /// network's route numbers) and the size of the client's opening message.
@@ -44,6 +44,9 @@ pub struct Profile {
     /// (`engine::rng::component_key` of the seed and "tcp/" and the
     /// application's name), so that adding an application changes no other's.
     pub clock_key: u64,
+    /// With `cfg.send_jitter`, the key of the owner's send delays
+    /// (`component_key` of the seed and "jitter/" and the application's name).
+    pub jitter_key: u64,
     /// Connections opened so far: the next one's draw is item `opened`.
     pub opened: u64,
 }
@@ -91,6 +94,9 @@ impl Endpoints {
             let tick = p.cfg.rtt.granularity.as_ns().max(1);
             c.sender.rtt.set_phase(crate::engine::rng::keyed_u64(p.clock_key, p.opened) % tick);
         }
+        if p.cfg.send_jitter > Dur::ZERO {
+            c.set_send_jitter(p.cfg.send_jitter, crate::engine::rng::keyed_u64(p.jitter_key, p.opened));
+        }
         p.opened += 1;
         self.conns.push(c);
         id
@@ -108,7 +114,7 @@ mod tests {
         cfg.rtt.phase_ns = 5_000_000;
         let none = (RouteHead::NONE, RouteHead::NONE);
         let clock_key = crate::engine::rng::component_key(seed, &format!("tcp/{name}"));
-        Profile { cfg, data_route: 0, ack_route: 1, heads: none, open_bytes: 0, more: Vec::new(), clock_key, opened: 0 }
+        Profile { cfg, data_route: 0, ack_route: 1, heads: none, open_bytes: 0, more: Vec::new(), clock_key, jitter_key: 0, opened: 0 }
     }
 
     fn endpoints(seed: u64, random: bool) -> Endpoints {
