@@ -493,7 +493,7 @@ pub struct TcpSpec {
     /// A fast retransmit halves the window, not the flight (ns-2's slowdown).
     #[serde(default)]
     pub ns2_fr_halving: bool,
-    /// Each data segment waits a random time up to this before it leaves (ns-2's overhead_).
+    /// Each opportunity to send waits a random time up to this (ns-2's overhead_).
     #[serde(default)]
     pub send_jitter_ns: u64,
 }

@@ -39,7 +39,7 @@ pub enum Timer {
     SynAck,
     /// The client's retransmission of an unanswered message.
     Message,
-    /// The next data segment held back by `send_jitter` leaves.
+    /// The data segments held back by `send_jitter` leave.
     Release,
 }
 
