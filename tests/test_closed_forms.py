@@ -158,6 +158,27 @@ def test_reno_with_random_loss_gets_padhye_throughput(p: float) -> None:
     assert sum(goodputs) / len(goodputs) == pytest.approx(expected, rel=0.10)
 
 
+@pytest.mark.parametrize("cc, expected, rel", [
+    # RFC 3649 section 5: w = 0.12 / p^0.835 segments (263 at p = 1e-4).
+    ("highspeed", 0.12 / 1e-4**0.835, 0.05),
+    # RFC 9438 section 5.1 (C = 0.4, beta = 0.7): w = (C (3 + beta) / (4 (1 - beta)))^(1/4) RTT^(3/4) / p^(3/4),
+    # RTT in seconds (188 at 100.4 ms and p = 1e-4), above its Reno-friendly 122.
+    ("cubic", (0.4 * 3.7 / 1.2) ** 0.25 * 0.1004**0.75 / 1e-4**0.75, 0.10),
+    ("reno", math.sqrt(1.5 / 1e-4), 0.05),  # Mathis et al. (1997): sqrt(3 / (2 p))
+])  # fmt: skip
+def test_each_controllers_mean_window_follows_its_response_function(cc: str, expected: float, rel: float) -> None:
+    """Random losses (p = 1e-4) on the data of one long flow over a 10 Gb/s,
+    100 ms path that never queues: the mean window (goodput x RTT) over 600 s
+    is its controller's response function. Measured: highspeed 1.01, cubic
+    1.07, reno 1.01 of it."""
+    sc = dumbbell(bottleneck_rate="10Gbps", access_rate="10Gbps", access_delay="0.1ms", duration="600s", bottleneck_queue="100000pkt",
+                  tcp={"cc": cc, "window": "1GB", "iw": 10}, apps=[{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}])  # fmt: skip
+    sc["losses"] = [{"link": "r0->r1", "kind": "data", "rate": 1e-4}]
+    res = tcplab.run(sc)
+    window = res.flows.goodput_bps.iloc[0] * 2 * 0.0502 / 8 / MSS
+    assert window == pytest.approx(expected, rel=rel)
+
+
 def _expiries(n: int, rto: float = 1.0, cap: float = 60.0, max_backoff: int = 6) -> float:
     """When the n-th expiry of a retransmission timer comes, from the first
     send: the RTO doubles (at most max_backoff times) up to rto_max."""
