@@ -3,8 +3,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import pytest
-
 MSS = 1460
 HDR = 40
 
@@ -39,7 +37,3 @@ def dumbbell(
         "apps": copy.deepcopy(apps) if apps else [{"type": "bulk", "src": "s0", "dst": "k0", "size": "1MB"}],
     }
 
-
-@pytest.fixture
-def make_dumbbell():
-    return dumbbell

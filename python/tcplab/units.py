@@ -27,8 +27,6 @@ SIZE_UNITS = {
     "MiB": 2**20,
     "GiB": 2**30,
 }
-PACKET_UNITS = ("pkt", "pkts", "packets")
-
 RATE_HELP = "a rate such as '1.5Mbps', '10Gbps', '64kbps' (units: bps, kbps, Mbps, Gbps, Tbps)"
 DURATION_HELP = "a duration such as '50ms', '1.5s', '200us' (units: ns, us, ms, s, min)"
 SIZE_HELP = "a size such as '1460B', '64KiB', '1MB' (units: B, kB, MB, GB, KiB, MiB, GiB)"
@@ -131,7 +129,7 @@ def parse_size(value: object) -> int:
     return _at_most(_to_int(number * SIZE_UNITS[unit or "B"], "a size"), MAX_SIZE, format_size, "size")
 
 
-_PACKET_UNITS = ("pkt", "pkts", "packets")
+PACKET_UNITS = ("pkt", "pkts", "packets")
 
 
 def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
@@ -143,12 +141,12 @@ def parse_packets_or_bytes(value: object, help_text: str) -> tuple[str, int]:
             raise ValueError(f"expected {help_text}; it must not be negative")
         return "pkts", _at_most(value, MAX_PACKETS, lambda n: f"{n}pkt", "packet count")
     try:
-        number, unit = _split(value, (*SIZE_UNITS, *_PACKET_UNITS), help_text)
+        number, unit = _split(value, (*SIZE_UNITS, *PACKET_UNITS), help_text)
     except ValueError as e:
         if str(e).startswith("unknown unit"):
             raise
         raise ValueError(f"expected {help_text}") from None
-    if unit is None or unit in _PACKET_UNITS:
+    if unit is None or unit in PACKET_UNITS:
         if number < 0:
             raise ValueError(f"expected {help_text}; it must not be negative")
         if number != number.to_integral_value():

@@ -197,7 +197,6 @@ Int = Annotated[int, _no_bool("int_type", "Input should be a valid integer")]
 Float = Annotated[float, _no_bool("float_type", "Input should be a valid number")]
 #: Counts fit the core's 64-bit integers; counts of hosts, flows or objects have their own, smaller bounds.
 PositiveInt = Annotated[Int, Field(ge=1, le=2**63 - 1)]
-NonNegInt = Annotated[Int, Field(ge=0, le=2**63 - 1)]
 HostCount = Annotated[Int, Field(ge=1, le=10**7)]
 CcName = Literal["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]
 

@@ -19,7 +19,7 @@ MAX_CYCLE_CONNECTIONS = 10_000_000
 from .. import units
 from ..errors import FieldProblem
 from .apps import App, BulkApp, BurstApp, RepeatApp, WebApp, core_app
-from .fields import DurationOrNone, Int, NonNegInt, _above_zero, _fmt_amount, _Model
+from .fields import DurationOrNone, Int, _above_zero, _fmt_amount, _Model
 from .instrument import Loss, Trace
 from .tcp import Tcp, _core_tcp, _window_bytes
 from .topology import Dumbbell, Explicit, LinkTable, Topology, Wireless, _core_topology

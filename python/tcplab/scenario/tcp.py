@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, Optional
 
 from pydantic import ConfigDict, Field, TypeAdapter, model_serializer, model_validator
 
-from .fields import CcName, ClockPhase, Duration, InitialWindow, Int, JitterDuration, NonNegInt, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
+from .fields import CcName, ClockPhase, Duration, InitialWindow, Int, JitterDuration, PositiveInt, RetryCount, Size, Ssthresh, TimerDuration, Window, _Model
 
 class Tcp(_Model):
     cc: CcName = "reno"

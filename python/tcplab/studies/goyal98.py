@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 TITLE = "# Goyal et al. (ATM Forum 98-0876R1): WWW over UBR with EPD and Selective Drop"
 N = 100
 T3_BPS = 45_000_000
-ACCESS_BPS = 155_000_000
+#: The access links' rate, OC-3's 155 Mb/s.
+ACCESS_MBPS = 155
 #: Each access link's one-way delay (2 km of fibre): a modelling choice.
 ACCESS_DELAY_MS = 0.01
 DURATION = "100s"
@@ -117,7 +118,7 @@ def scenario(link: str, flavour: str, buffer: int, policy: str, duration: str = 
     cc, dupthresh = CC[flavour]
     one_way_ms = spec["rtt_ms"] / 2 - 2 * ACCESS_DELAY_MS
     sizes = {"type": "empirical", "points": [(f"{b}B", c) for b, c in size_cdf()]}
-    access = {"rate": "155Mbps", "delay": f"{ACCESS_DELAY_MS}ms", "queue": "100000pkt"}
+    access = {"rate": f"{ACCESS_MBPS}Mbps", "delay": f"{ACCESS_DELAY_MS}ms", "queue": "100000pkt"}
     return {
         "sim": {"duration": duration, "seed": 1},
         "topology": {
@@ -584,7 +585,7 @@ PARAMETERS = [
     ("clients and servers", "100 pairs, one client per server", "the slides"),
     ("T3", "45 Mb/s of cells between the switches, carrying the round trip's propagation", "the slides"),
     ("round trips", "10 ms (WAN), 200 ms (MEO), 550 ms (GEO)", "the slides"),
-    ("access links", f"155 Mb/s, {ACCESS_DELAY_MS} ms each (2 km of fibre)", "modelling choice"),
+    ("access links", f"{ACCESS_MBPS} Mb/s, {ACCESS_DELAY_MS} ms each (2 km of fibre)", "modelling choice"),
     ("framing", "LLC/SNAP (8 B) + AAL5 trailer (8 B), 48-byte payloads in 53-byte cells", "RFC 1483, ITU-T I.363.5"),
     ("switch buffers", "531/1062/2300, 10615/21230/42460, 29190/58380/116760 cells (WAN's 2300 is not 2 x 1062; run as published)", "the slides"),
     ("EPD / SD", "R = 0.8 K, Z = 0.8; PPD under every policy", "the slides"),

@@ -251,16 +251,17 @@ def checks(per: "pd.DataFrame") -> list[Check]:
     s, h = m.loc["standard"], m.loc["hstcp"]
     both = (s, h)
     out: list[Check] = []
-    out.append(("cwnd peaks within 10% of 345 kB", all(abs(x.cwnd_peak_kB / 345 - 1) <= 0.10 for x in both),
+    peak, mean, knee = STUDY["cwnd_peak_kB"], STUDY["cwnd_mean_kB"], STUDY["knee_kB"]
+    out.append((f"cwnd peaks within 10% of {peak:g} kB", all(abs(x.cwnd_peak_kB / peak - 1) <= 0.10 for x in both),
                 f"standard {s.cwnd_peak_kB:.0f} kB, HSTCP {h.cwnd_peak_kB:.0f} kB"))
-    out.append(("mean cwnd within 15% of 240 kB", all(abs(x.cwnd_mean_kB / 240 - 1) <= 0.15 for x in both),
+    out.append((f"mean cwnd within 15% of {mean:g} kB", all(abs(x.cwnd_mean_kB / mean - 1) <= 0.15 for x in both),
                 f"standard {s.cwnd_mean_kB:.0f} kB, HSTCP {h.cwnd_mean_kB:.0f} kB"))
     out.append(("HSTCP shows at least twice as many sawtooth peaks", h.peaks >= 2 * s.peaks,
-                f"{h.peaks:.1f} against {s.peaks:.1f} (study: 7 against 3)"))
+                f"{h.peaks:.1f} against {s.peaks:.1f} (study: {STUDY['peaks_hstcp']} against {STUDY['peaks_standard']})"))
     tput_ok = all(85 <= x.throughput_Mbps <= 95 for x in both) and abs(h.throughput_Mbps / s.throughput_Mbps - 1) <= 0.05
     out.append(("throughput 85-95 Mb/s for both, within 5% of each other", tput_ok,
                 f"standard {s.throughput_Mbps:.1f}, HSTCP {h.throughput_Mbps:.1f} Mb/s"))
-    out.append(("bandwidth against cwnd bends within 15% of 200 kB", all(abs(x.knee_kB / 200 - 1) <= 0.15 for x in both),
+    out.append((f"bandwidth against cwnd bends within 15% of {knee:g} kB", all(abs(x.knee_kB / knee - 1) <= 0.15 for x in both),
                 f"standard {s.knee_kB:.0f} kB, HSTCP {h.knee_kB:.0f} kB"))
     out.append(("retransmissions under 0.1% of data packets, SendStall > 0",
                 all(x.retx_pct < 0.1 and x.send_stalls > 0 for x in both),
