@@ -330,6 +330,33 @@ def test_packet_log_matches_link_counters() -> None:
     assert (pk.t.diff().dropna() >= 0).all()
 
 
+def test_a_packet_logs_strings_come_as_codes_and_read_as_the_strings() -> None:
+    """The core sends a string column of few distinct values (the log's link,
+    event, app and kind) as a code per row and the list of values; Python
+    reads it as the strings, and makes the DataFrame column pandas makes of
+    the list of strings."""
+    import pickle
+
+    import pandas as pd
+
+    from tcplab.api import Levels, rows_of
+
+    res = tcplab.run(FF, overrides={"losses.0.packets": [20, 22]})
+    cols = res.data["packets"]
+    assert all(type(cols[c]) is Levels for c in ("link", "event", "app", "kind"))
+    assert (cols["link"].levels, cols["event"].levels) == (["r1->k1"], ["enqueue", "dequeue", "drop"])
+    assert type(cols["retx"]) is list  # booleans stay a list
+    pk = res.packets
+    assert cols["event"].tolist() == list(cols["event"]) == list(pk.event)
+    assert cols["event"] == list(pk.event) and cols["event"] != list(pk.event)[1:]
+    assert cols["kind"][:3] == ["data", "data", "data"] and cols["kind"][-1] == pk.kind.iloc[-1]
+    assert pk.event.dtype == pd.Series(["x"]).dtype and pk.event.value_counts()["drop"] == 2
+    assert rows_of(cols, [0])[0]["link"] == "r1->k1"
+    assert res.to_dict()["packets"][0] == {**rows_of(cols, [0])[0], "t": pk.t.iloc[0]}
+    back = pickle.loads(pickle.dumps(res))
+    assert type(back.data["packets"]["link"]) is Levels and back.packets.equals(pk)
+
+
 def test_tracing_is_off_by_default() -> None:
     res = tcplab.run(dumbbell())
     assert res.traces.empty and res.packets.empty

@@ -10,6 +10,7 @@ from array import array
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import _core
@@ -68,6 +69,8 @@ def _arrow(table: dict[str, Any], columns: list[str], name: str = "") -> Any:
             arrays.append(pa.array(v, type=pa.int64()))
         elif dtype is not None:
             arrays.append(pa.array(np.array(values, dtype=np.float64), from_pandas=True))
+        elif type(values) is Levels:
+            arrays.append(values.arrow())
         else:
             arrays.append(pa.array(_column(values), from_pandas=True))
     return pa.Table.from_arrays(arrays, names=columns)
@@ -85,13 +88,69 @@ def _typed(values: Any, dtype: str | None) -> Any:
     return np.array(values, dtype=np.float64)
 
 
+class Levels(Sequence[str]):
+    """A column of strings that the core sent as a code per row into a list
+    of its distinct values (a packet log's link, event and kind): a sequence
+    of the strings, which makes no string object per row until asked to."""
+
+    __slots__ = ("codes", "levels")
+
+    def __init__(self, codes: array, levels: list[str]) -> None:
+        self.codes = codes
+        self.levels = levels
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self.levels[c] for c in self.codes[i]]
+        return self.levels[self.codes[i]]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (Levels, list)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment] - compared by value, as a list
+
+    def __repr__(self) -> str:
+        return f"Levels({self.tolist()!r})"
+
+    def tolist(self) -> list[str]:
+        lv = self.levels
+        return [lv[c] for c in self.codes]
+
+    def arrow(self, large: bool = False) -> Any:
+        """As a pyarrow string array, as ``pyarrow.array(self.tolist())`` makes
+        it (`large`: of large strings, as pandas keeps them)."""
+        import numpy as np
+        import pyarrow as pa
+
+        codes = pa.array(np.frombuffer(self.codes, dtype=np.uint32))
+        return pa.DictionaryArray.from_arrays(codes, pa.array(self.levels, type=pa.string())).cast(pa.large_string() if large else pa.string())
+
+    def pandas(self) -> Any:
+        """As the array pandas makes of the list of strings, without the list."""
+        import numpy as np
+        import pandas as pd
+
+        dtype = pd.Series(self.levels).dtype
+        if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
+            return pd.array(self.arrow(large=True), dtype=dtype)
+        return np.asarray(self.levels, dtype=object)[np.frombuffer(self.codes, dtype=np.uint32)]
+
+
 def _column(values: Any) -> Any:
     """A numeric column as a NumPy array: pandas' type inference over a list
     costs several times more. An all-integer column becomes int64 and a float
-    column float64 (None as NaN), as pandas would infer them; any other
-    column (strings, booleans, integers with None) is left to pandas."""
+    column float64 (None as NaN), as pandas would infer them; a column of
+    :class:`Levels` the strings pandas would make of it; any other column
+    (strings, booleans, integers with None) is left to pandas."""
     import numpy as np
 
+    if type(values) is Levels:
+        return values.pandas()
     if isinstance(values, array):
         # A copy: each DataFrame is the caller's to change, as the result stays as it was.
         return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64).copy()
@@ -399,7 +458,8 @@ def run_core_columns(
 ) -> dict[str, Any]:
     """Run a normalized scenario in the core and return its results with each
     table as columns: ``array.array`` where a column is all numbers (64-bit
-    integers or floats, which NumPy and pandas take without a copy), lists
+    integers or floats, which NumPy and pandas take without a copy),
+    :class:`Levels` where it is strings of a few distinct values, lists
     otherwise. `blobs`: the bytes the document's packed columns refer to (see
     :func:`encode_packed`); `reproducer` gives a document that runs on its
     own, for the report of a panic; `at_loop` is called once the core has
@@ -416,12 +476,12 @@ def run_core_columns(
                 a.frombytes(blobs[v["bin"]])
                 if sys.byteorder == "big":  # pragma: no cover - the core writes little-endian
                     a.byteswap()
-                table[col] = a
+                table[col] = Levels(a, v["levels"]) if "levels" in v else a
     return data
 
 
-#: The core's column dtypes as ``array`` type codes (both 8 bytes).
-_TYPECODES = {"<i8": "q", "<f8": "d"}
+#: The core's column dtypes as ``array`` type codes ("<u4": the codes of :class:`Levels`).
+_TYPECODES = {"<i8": "q", "<f8": "d", "<u4": "I"}
 
 
 def _call_core(fn: Any, core_doc: str, seed: int | None, reproducer: Any = None) -> Any:

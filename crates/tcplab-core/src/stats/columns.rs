@@ -5,8 +5,14 @@
 //!
 //! Each field value is written by `serde_json` itself, so a column holds
 //! exactly the text the row form would (same numbers, same nulls).
+//!
+//! Beside the text, a column of numbers can go out as the bytes of its
+//! values, and a column of strings drawn from a few distinct values (a packet
+//! log's link, event and kind) as a code per row and the list of values:
+//! the Python side then makes no string object per row.
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
+use std::collections::HashMap;
 use std::fmt;
 
 #[derive(Debug)]
@@ -28,31 +34,75 @@ impl ser::Error for Error {
 
 /// One column's values: while every value is an integer (that fits an i64)
 /// or every one a finite float, as numbers (each the 8 bytes of its
-/// little-endian form, which a blob holds as they are); otherwise as JSON text.
+/// little-endian form, which a blob holds as they are); while every one is
+/// a string of at most [`MAX_LEVELS`] distinct ones, as codes; otherwise as
+/// JSON text.
 enum Data {
     Ints(Vec<u8>),
     Floats(Vec<u8>),
+    /// Each value's index in the column's [`Levels`], 4 little-endian bytes.
+    Codes(Vec<u8>),
     /// The values' JSON texts, joined by commas.
     Text(Vec<u8>),
+}
+
+/// The most distinct strings a column keeps as codes: past them (names of
+/// hosts or applications in a large scenario) a code saves little.
+pub const MAX_LEVELS: usize = 4096;
+
+/// The distinct strings of a column of codes, in order of first appearance.
+#[derive(Default)]
+struct Levels {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+    /// The last code given: a log's rows often repeat their neighbour's value.
+    last: u32,
+}
+
+impl Levels {
+    /// The code of `s`, a new one while there are fewer than [`MAX_LEVELS`];
+    /// `None` beyond.
+    fn code(&mut self, s: &str) -> Option<u32> {
+        if self.names.get(self.last as usize).is_some_and(|n| n == s) {
+            return Some(self.last);
+        }
+        let code = match self.index.get(s) {
+            Some(&c) => c,
+            None if self.names.len() < MAX_LEVELS => {
+                let c = self.names.len() as u32;
+                self.names.push(s.to_owned());
+                self.index.insert(s.to_owned(), c);
+                c
+            }
+            None => return None,
+        };
+        self.last = code;
+        Some(code)
+    }
 }
 
 struct Column {
     name: String,
     data: Data,
     len: usize,
+    levels: Levels,
 }
 
 impl Column {
     fn push<V: Serialize + ?Sized>(&mut self, value: &V) -> Result<(), Error> {
-        let cell = value.serialize(Probe).unwrap_or(Cell::Other);
+        // Strings are looked up only while the column may still be codes.
+        let levels = (self.len == 0 || matches!(self.data, Data::Codes(_))).then_some(&mut self.levels);
+        let cell = value.serialize(Probe { levels }).unwrap_or(Cell::Other);
         match (&mut self.data, cell) {
             (Data::Ints(v), Cell::Int(x)) => v.extend_from_slice(&x.to_le_bytes()),
             (Data::Floats(v), Cell::Float(x)) => v.extend_from_slice(&x.to_le_bytes()),
+            (Data::Codes(v), Cell::Level(c)) => v.extend_from_slice(&c.to_le_bytes()),
             (data, cell) => {
                 if self.len == 0 {
                     *data = match cell {
                         Cell::Int(x) => Data::Ints(x.to_le_bytes().to_vec()),
                         Cell::Float(x) => Data::Floats(x.to_le_bytes().to_vec()),
+                        Cell::Level(c) => Data::Codes(c.to_le_bytes().to_vec()),
                         Cell::Other => Data::Text(Vec::new()),
                     };
                 }
@@ -73,6 +123,7 @@ impl Column {
     fn reserve(&mut self, more: usize) {
         match &mut self.data {
             Data::Ints(v) | Data::Floats(v) => v.reserve_exact(8 * more),
+            Data::Codes(v) => v.reserve_exact(4 * more),
             Data::Text(buf) => buf.reserve(more * (buf.len() + 1)),
         }
     }
@@ -104,6 +155,15 @@ impl Column {
         match &self.data {
             Data::Ints(v) => join(out, v, i64::from_le_bytes),
             Data::Floats(v) => join(out, v, f64::from_le_bytes),
+            Data::Codes(v) => {
+                for (i, c) in v.chunks_exact(4).enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    let name = &self.levels.names[u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize];
+                    serde_json::to_writer(&mut *out, name).expect("a string serializes");
+                }
+            }
             Data::Text(buf) => out.extend_from_slice(buf),
         }
     }
@@ -146,7 +206,7 @@ impl Columns {
         } else if let Some(k) = self.cols.iter().position(|c| c.name == key) {
             k
         } else if self.rows == 0 {
-            self.cols.push(Column { name: key.to_owned(), data: Data::Text(Vec::new()), len: 0 });
+            self.cols.push(Column { name: key.to_owned(), data: Data::Text(Vec::new()), len: 0, levels: Levels::default() });
             self.cols.len() - 1
         } else {
             return Err(Error(format!("field '{key}' is missing from the first row")));
@@ -159,7 +219,10 @@ impl Columns {
     /// Append the table as one JSON object of arrays (`{}` without rows).
     /// With `blobs`, a column of numbers is written instead as
     /// `{"bin": k, "dtype": "<i8"}` (or `"<f8"`), its values the
-    /// little-endian bytes of `blobs[k]` (moved there, not copied).
+    /// little-endian bytes of `blobs[k]` (moved there, not copied), and a
+    /// column of strings with at least two rows a value as
+    /// `{"bin": k, "dtype": "<u4", "levels": [...]}`, row i's value being
+    /// `levels[code i]`.
     pub fn write_json(self, out: &mut Vec<u8>, mut blobs: Option<&mut Vec<Vec<u8>>>) {
         out.push(b'{');
         for (i, col) in self.cols.into_iter().enumerate() {
@@ -176,6 +239,14 @@ impl Columns {
             match (col.data, blobs.as_deref_mut()) {
                 (Data::Ints(b), Some(list)) => out.extend_from_slice(blob(list, b, "<i8").as_bytes()),
                 (Data::Floats(b), Some(list)) => out.extend_from_slice(blob(list, b, "<f8").as_bytes()),
+                // Codes save something where values repeat: at least two rows a value.
+                (Data::Codes(b), Some(list)) if 2 * col.levels.names.len() <= col.len => {
+                    let at = blob(list, b, "<u4");
+                    out.extend_from_slice(&at.as_bytes()[..at.len() - 1]);
+                    out.extend_from_slice(b",\"levels\":");
+                    serde_json::to_writer(&mut *out, &col.levels.names).expect("strings serialize");
+                    out.push(b'}');
+                }
                 (data, _) => {
                     out.push(b'[');
                     Column { data, ..col }.write_values(out);
@@ -188,15 +259,21 @@ impl Columns {
 }
 
 /// What a value is, as far as a column cares.
+#[derive(Clone, Copy)]
 enum Cell {
     Int(i64),
     Float(f64),
+    /// A string, by its code in the column's levels.
+    Level(u32),
     Other,
 }
 
-/// Finds whether a value is a number: anything else is `Other` (or an
-/// error for compound values, taken as `Other` too).
-struct Probe;
+/// Finds whether a value is a number, or (given the column's levels) a
+/// string with a code: anything else is `Other` (or an error for compound
+/// values, taken as `Other` too).
+struct Probe<'a> {
+    levels: Option<&'a mut Levels>,
+}
 
 macro_rules! other {
     ($($name:ident($($t:ty),*)),* $(,)?) => {
@@ -211,7 +288,7 @@ macro_rules! int {
     };
 }
 
-impl Serializer for Probe {
+impl Serializer for Probe<'_> {
     type Ok = Cell;
     type Error = Error;
     type SerializeSeq = Impossible<Cell, Error>;
@@ -232,9 +309,12 @@ impl Serializer for Probe {
     }
     // serde_json prints an f32 with f32's own shortest digits: keep it as text.
     other!(
-        serialize_f32(f32), serialize_bool(bool), serialize_char(char), serialize_str(&str), serialize_bytes(&[u8]), serialize_none(),
+        serialize_f32(f32), serialize_bool(bool), serialize_char(char), serialize_bytes(&[u8]), serialize_none(),
         serialize_unit(), serialize_unit_struct(&'static str), serialize_unit_variant(&'static str, u32, &'static str),
     );
+    fn serialize_str(self, v: &str) -> Result<Cell, Error> {
+        Ok(self.levels.and_then(|l| l.code(v)).map_or(Cell::Other, Cell::Level))
+    }
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<Cell, Error> {
         v.serialize(self)
     }
@@ -437,6 +517,62 @@ mod tests {
         assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
         assert!(blobs.is_empty());
         assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
+    }
+
+    #[derive(Serialize)]
+    struct Logged {
+        link: String,
+        app: Option<&'static str>,
+        n: u32,
+    }
+
+    fn blob_json(c: Columns) -> (String, Vec<Vec<u8>>) {
+        let mut blobs = Vec::new();
+        let mut out = Vec::new();
+        c.write_json(&mut out, Some(&mut blobs));
+        (String::from_utf8(out).unwrap(), blobs)
+    }
+
+    fn codes(v: &[u32]) -> Vec<u8> {
+        v.iter().flat_map(|c| c.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn strings_of_few_values_go_to_blobs_as_codes_and_their_levels() {
+        let row = |link: &str, app| Logged { link: link.into(), app, n: 1 };
+        let rows = [row("r0->r1", Some("a")), row("r1->r0", Some("b")), row("r0->r1", Some("a")), row("r0->r1", Some("b"))];
+        let (text, blobs) = blob_json(Columns::of(&rows).unwrap());
+        assert_eq!(
+            text,
+            r#"{"link":{"bin":0,"dtype":"<u4","levels":["r0->r1","r1->r0"]},"app":{"bin":1,"dtype":"<u4","levels":["a","b"]},"n":{"bin":2,"dtype":"<i8"}}"#
+        );
+        assert_eq!(blobs[0], codes(&[0, 1, 0, 0]));
+        assert_eq!(blobs[1], codes(&[0, 1, 0, 1]));
+        // Without blobs, the strings themselves, as the row form writes them.
+        assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"link":["r0->r1","r1->r0","r0->r1","r0->r1"],"app":["a","b","a","b"],"n":[1,1,1,1]}"#);
+        // Fewer than two rows a value: the strings, where codes would save nothing.
+        let rows = [row("x", Some("a")), row("x", Some("b")), row("x", Some("c"))];
+        let (text, _) = blob_json(Columns::of(&rows).unwrap());
+        assert_eq!(text, r#"{"link":{"bin":0,"dtype":"<u4","levels":["x"]},"app":["a","b","c"],"n":{"bin":1,"dtype":"<i8"}}"#);
+        // A null among the strings makes the column text, the strings before it included.
+        let rows = [row("x", Some("a")), row("y", None), row("x", Some("a")), row("y", Some("a"))];
+        let (text, blobs) = blob_json(Columns::of(&rows).unwrap());
+        assert_eq!(text, r#"{"link":{"bin":0,"dtype":"<u4","levels":["x","y"]},"app":["a",null,"a","a"],"n":{"bin":1,"dtype":"<i8"}}"#);
+        assert_eq!(blobs.len(), 2);
+    }
+
+    #[test]
+    fn a_column_of_more_distinct_strings_than_max_levels_is_text() {
+        // Each value twice: l0, l1, ..., l0, l1, ...
+        let rows = |n: usize| -> Vec<Logged> { (0..2 * n).map(|i| Logged { link: format!("l{}", i % n), app: Some("a"), n: 0 }).collect() };
+        let (text, blobs) = blob_json(Columns::of(&rows(MAX_LEVELS)).unwrap());
+        assert!(text.starts_with(r#"{"link":{"bin":0,"dtype":"<u4","levels":["l0","l1","#), "{}", &text[..60]);
+        assert_eq!(blobs[0].len(), 4 * 2 * MAX_LEVELS);
+        let (text, blobs) = blob_json(Columns::of(&rows(MAX_LEVELS + 1)).unwrap());
+        let once: Vec<String> = (0..=MAX_LEVELS).map(|i| format!("\"l{i}\"")).collect();
+        let twice = [once.clone(), once].concat();
+        assert!(text.starts_with(&format!(r#"{{"link":[{}],"app":{{"bin":0,"dtype":"<u4","levels":["a"]}}"#, twice.join(","))));
+        assert_eq!(blobs[0], codes(&vec![0; 2 * (MAX_LEVELS + 1)]));
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod trace;
 pub use trace::Tracer;
 
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One transfer (one TCP connection).
 #[derive(Clone, Debug, Serialize)]
@@ -67,7 +68,7 @@ pub struct FlowRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct TraceRow {
     pub flow: u64,
-    pub app: String,
+    pub app: Arc<str>,
     pub t: f64,
     pub cwnd: u64,
     pub ssthresh: Option<u64>,
@@ -89,7 +90,7 @@ pub struct TraceRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct Web100Row {
     pub flow: u64,
-    pub app: String,
+    pub app: Arc<str>,
     pub t: f64,
     /// The congestion window in use, bytes (during CWR, the reduced one).
     #[serde(rename = "CurCwnd")]
@@ -163,11 +164,12 @@ pub struct PortRow {
 #[derive(Clone, Debug, Serialize)]
 pub struct PacketRow {
     pub t: f64,
-    pub link: String,
+    /// Shared by the rows of one link (a log has millions of rows, and few names).
+    pub link: Arc<str>,
     /// "enqueue", "dequeue" (transmission starts) or "drop".
     pub event: &'static str,
     pub flow: u64,
-    pub app: String,
+    pub app: Arc<str>,
     pub kind: &'static str,
     /// Data: sequence number of the first byte; ACK: the acknowledgement.
     pub seq: u64,

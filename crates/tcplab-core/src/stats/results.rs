@@ -6,6 +6,15 @@ use crate::net::tap::LOG_EVENTS;
 use crate::net::Network;
 use crate::tcp::Endpoints;
 use crate::time::{Dur, Time};
+use std::sync::Arc;
+
+/// Name `i` of `names`, made by `make` the first time it is asked for.
+fn shared(names: &mut Vec<Option<Arc<str>>>, i: usize, make: impl FnOnce() -> String) -> Arc<str> {
+    if names.len() <= i {
+        names.resize(i + 1, None);
+    }
+    names[i].get_or_insert_with(|| make().into()).clone()
+}
 
 /// The tables of a run that ended at `end` after `events` events; `wall_seconds` is the caller's measurement.
 pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: Time, events: u64, wall_seconds: f64) -> Results {
@@ -86,14 +95,17 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
             .collect()
     };
     let (flows, links) = both(flows, links, tcp.conns.len() + net.links.len() >= PARALLEL_ROWS);
+    // Each name made once, its rows sharing it.
+    let mut link_names: Vec<Option<Arc<str>>> = Vec::new();
+    let mut app_names: Vec<Option<Arc<str>>> = Vec::new();
     let packets = net
         .log_until(end)
         .map(|r| PacketRow {
             t: r.t.as_secs_f64(),
-            link: net.link_name(r.link),
+            link: shared(&mut link_names, r.link as usize, || net.link_name(r.link)),
             event: LOG_EVENTS[r.event as usize],
             flow: u64::from(r.flow),
-            app: apps.apps[net.flow_class(r.flow) as usize].name.clone(),
+            app: shared(&mut app_names, net.flow_class(r.flow) as usize, || apps.apps[net.flow_class(r.flow) as usize].name.clone()),
             kind: r.kind.name(),
             seq: r.seq,
             len: r.len,
@@ -207,10 +219,11 @@ mod tests {
                 }
             }
         }
-        // With blobs: the columns of numbers hold the same values as bytes.
+        // With blobs: the columns of numbers hold the same values as bytes, the
+        // columns of strings the same strings as codes.
         let mut blobs = Vec::new();
         let packed: serde_json::Value = serde_json::from_str(&super::super::to_json_columns(&r, Some(&mut blobs)).expect("columns")).expect("JSON");
-        let mut bins = 0;
+        let (mut bins, mut codes) = (0, 0);
         for table in ["flows", "links"] {
             for (k, col) in packed[table].as_object().unwrap() {
                 let Some(bin) = col.get("bin") else {
@@ -220,6 +233,15 @@ mod tests {
                 bins += 1;
                 let bytes = &blobs[bin.as_u64().unwrap() as usize];
                 let want = v[table][k].as_array().unwrap();
+                if col["dtype"] == "<u4" {
+                    // Strings as codes into the column's levels.
+                    let levels = col["levels"].as_array().unwrap();
+                    let got: Vec<&serde_json::Value> =
+                        bytes.chunks_exact(4).map(|b| &levels[u32::from_le_bytes(b.try_into().unwrap()) as usize]).collect();
+                    assert_eq!(got, want.iter().collect::<Vec<_>>(), "{table}.{k}");
+                    codes += 1;
+                    continue;
+                }
                 assert_eq!(bytes.len(), 8 * want.len(), "{table}.{k}");
                 for (b, w) in bytes.chunks_exact(8).zip(want) {
                     let b: [u8; 8] = b.try_into().unwrap();
@@ -232,5 +254,7 @@ mod tests {
         }
         assert_eq!(bins, blobs.len());
         assert!(bins > 20, "{bins} columns of numbers");
+        // src, dst, app, cc... of the flows, src and dst of the links.
+        assert!(codes >= 6, "{codes} columns of strings as codes");
     }
 }

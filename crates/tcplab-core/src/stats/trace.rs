@@ -9,6 +9,7 @@ use super::{TraceRow, Web100Row};
 use crate::cc::CongestionControl;
 use crate::tcp::{Connection, State};
 use crate::time::{Dur, Time};
+use std::sync::Arc;
 
 /// The most periodic samples a run takes of each traced connection (the
 /// scenario's checks refuse an interval that would take more by the stop
@@ -31,7 +32,8 @@ pub struct Tracer {
     app_traced: Vec<bool>,
     /// Whether any application is.
     any_traced: bool,
-    names: Vec<String>,
+    /// The applications' names, shared by their rows (no allocation per sample).
+    names: Vec<Arc<str>>,
     /// Per connection, once any application is traced.
     conns: Vec<ConnTrace>,
     pub rows: Vec<TraceRow>,
@@ -46,6 +48,7 @@ fn key(c: &Connection) -> (u64, u64, State) {
 
 impl Tracer {
     pub fn new(interval: Option<Dur>, on_change: bool, app_traced: Vec<bool>, names: Vec<String>) -> Tracer {
+        let names = names.into_iter().map(Arc::from).collect();
         let any_traced = app_traced.iter().any(|&t| t);
         Tracer { interval, on_change, app_traced, any_traced, names, conns: Vec::new(), rows: Vec::new(), web100: false, web100_rows: Vec::new() }
     }
