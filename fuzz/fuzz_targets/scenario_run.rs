@@ -2,7 +2,8 @@
 //! invariants of `stats::invariants::check` (those of
 //! `tests/test_invariants.py`: conservation of packets at each link and in
 //! the whole network, queue and utilization bounds, no transfer receiving
-//! more than it asked for), and the two runs give the same results.
+//! more than it asked for), its result columns hold what its rows do
+//! (`stats::check_columns`), and the two runs give the same results.
 //!
 //! To keep an input quick, only small topologies of links up to 100 Mb/s
 //! run, for at most 50 ms of simulated time, and nothing is written to
@@ -24,6 +25,9 @@ fn run(sc: &Scenario) -> Option<String> {
     let mut r = sim.results(0.0);
     if let Err(broken) = tcplab_core::stats::invariants::check(&r) {
         panic!("{broken}");
+    }
+    if let Err(differ) = tcplab_core::stats::check_columns(&r) {
+        panic!("{differ}");
     }
     // What measures the machine, not the run.
     r.engine.wall_seconds = 0.0;

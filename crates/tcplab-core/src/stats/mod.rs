@@ -242,22 +242,15 @@ pub fn to_json(r: &Results) -> serde_json::Result<String> {
 /// The results as JSON text with each table as columns
 /// (`{"flows": {"id": [...], ...}, ...}`, see [`columns`]); `captures` stays
 /// a list of rows (one per file), and `engine` one object. With `blobs`,
-/// columns of numbers are written there as bytes (see [`columns::Columns::write_json`]).
+/// columns of numbers are written there as bytes, and columns of strings of
+/// few values as codes (see [`columns::Columns::write_json`] and [`check_columns`]).
 pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
     use columns::Columns;
     let mut out = Vec::with_capacity(1 << 16);
     let (flows, links) = results::both(|| Columns::of(&r.flows), || Columns::of(&r.links), r.flows.len() + r.links.len() >= results::PARALLEL_ROWS);
-    let tables = [
-        ("flows", flows?),
-        ("links", links?),
-        ("pages", Columns::of(&r.pages)?),
-        ("traces", Columns::of(&r.traces)?),
-        ("web100", Columns::of(&r.web100)?),
-        ("ports", Columns::of(&r.ports)?),
-        ("packets", Columns::of(&r.packets)?),
-    ];
+    let tables = [flows?, links?, Columns::of(&r.pages)?, Columns::of(&r.traces)?, Columns::of(&r.web100)?, Columns::of(&r.ports)?, Columns::of(&r.packets)?];
     out.push(b'{');
-    for (name, cols) in tables {
+    for (name, cols) in TABLES.into_iter().zip(tables) {
         out.extend_from_slice(format!("\"{name}\":").as_bytes());
         cols.write_json(&mut out, blobs.as_deref_mut());
         out.push(b',');
@@ -272,4 +265,71 @@ pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Res
     serde_json::to_writer(&mut out, &r.engine).map_err(json)?;
     out.push(b'}');
     Ok(String::from_utf8(out).expect("serde_json writes UTF-8"))
+}
+
+/// The tables `to_json_columns` writes as columns.
+pub const TABLES: [&str; 7] = ["flows", "links", "pages", "traces", "web100", "ports", "packets"];
+
+/// Checks that the columns `to_json_columns` writes with blobs hold what the
+/// rows hold (`serde_json::to_value` of each table): every column of every
+/// row, numbers read back from their bytes and strings from their codes.
+/// The text of the numbers in a column left as text is compared to within
+/// one rounding (the JSON parser here need not round-trip every float);
+/// every other value exactly.
+pub fn check_columns(r: &Results) -> Result<(), String> {
+    use serde_json::Value;
+    let mut blobs = Vec::new();
+    let text = to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
+    let packed: Value = serde_json::from_str(&text).map_err(|e| format!("columns are no JSON: {e}"))?;
+    let rows = serde_json::to_value(r).map_err(|e| e.to_string())?;
+    let near = |a: &Value, b: &Value| match (a, b) {
+        (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+            let (x, y) = (x.as_f64().unwrap_or(f64::NAN), y.as_f64().unwrap_or(f64::NAN));
+            x == y || (x - y).abs() <= 2.0 * f64::EPSILON * x.abs().max(y.abs())
+        }
+        _ => a == b,
+    };
+    for table in TABLES {
+        let want = rows[table].as_array().ok_or(format!("{table}: no rows"))?;
+        let cols = packed[table].as_object().ok_or(format!("{table}: no columns"))?;
+        if want.is_empty() != cols.is_empty() {
+            return Err(format!("{table}: {} rows but {} columns", want.len(), cols.len()));
+        }
+        for (k, col) in cols {
+            let got: Vec<Value> = match col.get("bin") {
+                None => col.as_array().ok_or(format!("{table}.{k}: neither a list nor a blob"))?.clone(),
+                Some(bin) => {
+                    let bytes = bin.as_u64().and_then(|b| blobs.get(b as usize)).ok_or(format!("{table}.{k}: no blob {bin}"))?;
+                    let eight = |b: &[u8]| -> [u8; 8] { b.try_into().expect("8 bytes") };
+                    match col["dtype"].as_str() {
+                        Some("<i8") => bytes.chunks_exact(8).map(|b| Value::from(i64::from_le_bytes(eight(b)))).collect(),
+                        Some("<f8") => bytes.chunks_exact(8).map(|b| Value::from(f64::from_le_bytes(eight(b)))).collect(),
+                        Some("<u4") => {
+                            let levels = col["levels"].as_array().ok_or(format!("{table}.{k}: codes without levels"))?;
+                            let code = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
+                            bytes.chunks_exact(4).map(|b| levels.get(code(b)).cloned().unwrap_or(Value::Null)).collect()
+                        }
+                        other => return Err(format!("{table}.{k}: dtype {other:?}")),
+                    }
+                }
+            };
+            if got.len() != want.len() {
+                return Err(format!("{table}.{k}: {} values for {} rows", got.len(), want.len()));
+            }
+            let exact = col.get("bin").is_some();
+            for (i, (g, row)) in got.iter().zip(want).enumerate() {
+                let w = row.get(k).ok_or(format!("{table}[{i}] has no {k}"))?;
+                if !(if exact { g == w } else { near(g, w) }) {
+                    return Err(format!("{table}.{k}[{i}]: {g} in the columns, {w} in the rows"));
+                }
+            }
+        }
+        if let Some(row) = want.first() {
+            let n = row.as_object().map_or(0, |o| o.len());
+            if n != cols.len() {
+                return Err(format!("{table}: rows of {n} fields, {} columns", cols.len()));
+            }
+        }
+    }
+    Ok(())
 }
