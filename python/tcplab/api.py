@@ -107,6 +107,9 @@ class Levels(Sequence[str]):
             return [self.levels[c] for c in self.codes[i]]
         return self.levels[self.codes[i]]
 
+    def __iter__(self) -> Any:
+        return map(self.levels.__getitem__, self.codes)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, (Levels, list)):
             return len(self) == len(other) and all(a == b for a, b in zip(self, other))

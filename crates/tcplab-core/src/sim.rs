@@ -450,7 +450,15 @@ impl Simulator {
 
     /// The result tables. `wall_seconds` is the caller's measurement.
     pub fn results(&self, wall_seconds: f64) -> Results {
-        results::build(&self.net, &self.tcp, &self.apps, &self.tracer, self.now, self.processed, wall_seconds)
+        let traces = (self.tracer.rows.clone(), self.tracer.web100_rows.clone());
+        results::build(&self.net, &self.tcp, &self.apps, traces, self.now, self.processed, wall_seconds)
+    }
+
+    /// [`Simulator::results`], the trace and web100 rows moved out instead of
+    /// copied (a long trace holds millions): a second call has none.
+    pub fn take_results(&mut self, wall_seconds: f64) -> Results {
+        let traces = (std::mem::take(&mut self.tracer.rows), std::mem::take(&mut self.tracer.web100_rows));
+        results::build(&self.net, &self.tcp, &self.apps, traces, self.now, self.processed, wall_seconds)
     }
 }
 
@@ -512,7 +520,7 @@ fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cance
     sim.run_with(cancel);
     let t2 = std::time::Instant::now();
     let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
-    let mut r = sim.results((t2 - t1).as_secs_f64());
+    let mut r = sim.take_results((t2 - t1).as_secs_f64());
     if let Some(halt) = sim.halted() {
         return Err(halt.error(&r));
     }

@@ -1,6 +1,6 @@
 //! The result tables of a finished run, built from the parts that hold the state.
 
-use super::{EngineRow, FlowRow, LinkRow, PacketRow, PortRow, Results, Tracer};
+use super::{EngineRow, FlowRow, LinkRow, PacketRow, PortRow, Results, TraceRow, Web100Row};
 use crate::app::Apps;
 use crate::net::tap::LOG_EVENTS;
 use crate::net::Network;
@@ -17,7 +17,8 @@ fn shared(names: &mut Vec<Option<Arc<str>>>, i: usize, make: impl FnOnce() -> St
 }
 
 /// The tables of a run that ended at `end` after `events` events; `wall_seconds` is the caller's measurement.
-pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: Time, events: u64, wall_seconds: f64) -> Results {
+/// The trace and web100 rows are the caller's: the tracer's own, or copies of them.
+pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, traces: (Vec<TraceRow>, Vec<Web100Row>), end: Time, events: u64, wall_seconds: f64) -> Results {
     let name = |n: u32| net.nodes[n as usize].clone();
     let flows = || -> Vec<FlowRow> {
         tcp.conns
@@ -116,8 +117,8 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, tracer: &Tracer, end: 
         flows,
         links,
         pages: apps.page_rows(),
-        traces: tracer.rows.clone(),
-        web100: tracer.web100_rows.clone(),
+        traces: traces.0,
+        web100: traces.1,
         ports: net
             .links
             .iter()
@@ -219,6 +220,10 @@ mod tests {
         for (table, col, levels) in [("packets", "link", vec!["r->k"]), ("packets", "app", vec!["a", "b"]), ("traces", "app", vec!["a", "b"])] {
             assert_eq!(packed[table][col]["levels"], serde_json::json!(levels), "{table}.{col}");
         }
+        // The results with the traces moved out are the same; a second time, without them.
+        assert_eq!(format!("{:?}", sim.take_results(0.0)), format!("{r:?}"));
+        let again = sim.take_results(0.0);
+        assert!(again.traces.is_empty() && again.web100.is_empty() && again.packets.len() == r.packets.len());
     }
 
     #[test]
