@@ -52,7 +52,7 @@ const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 pub const CANCEL_EVERY: u64 = 1 << 14;
 
 /// The most rows a run may record in its traces, web100 samples and packet
-/// log together (a `tcplab run` at the cap peaks at about 4.3 GB): past it
+/// log together (a `tcplab run` at the cap peaks at about 2.7 GB): past it
 /// the run stops ([`Halt::Rows`]) instead of taking memory without bound.
 /// Looked at with the cancel flag.
 pub const MAX_RECORDED_ROWS: usize = 20_000_000;
