@@ -7,10 +7,10 @@ import os
 import sys
 import threading
 from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import _core
@@ -90,7 +90,7 @@ def _typed(values: Any, dtype: str | None) -> Any:
 
 class Levels(Sequence[str]):
     """A column of strings that the core sent as a code per row into a list
-    of its distinct values (a packet log's link, event and kind): a sequence
+    of its distinct values (a packet log's link, event, app and kind): a sequence
     of the strings, which makes no string object per row until asked to."""
 
     __slots__ = ("codes", "levels")

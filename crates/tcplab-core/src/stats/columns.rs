@@ -8,7 +8,7 @@
 //!
 //! Beside the text, a column of numbers can go out as the bytes of its
 //! values, and a column of strings drawn from a few distinct values (a packet
-//! log's link, event and kind) as a code per row and the list of values:
+//! log's link, event, app and kind) as a code per row and the list of values:
 //! the Python side then makes no string object per row.
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
