@@ -249,16 +249,12 @@ def run_measured(cmd: list[str], stdin_text: str | None) -> tuple[str, float, fl
             fin.write(stdin_text)
             fin.flush()
             fin.seek(0)
-        pid = os.fork()
-        if pid == 0:  # child
-            os.dup2(fin.fileno(), 0)
-            os.dup2(fout.fileno(), 1)
-            os.dup2(ferr.fileno(), 2)
-            try:
-                os.execvp(cmd[0], cmd)
-            finally:
-                os._exit(127)
-        _, status, ru = os.wait4(pid, 0)
+        # Started as subprocess does (no Python runs in the child between fork
+        # and exec, which a multi-threaded parent must not), reaped by wait4
+        # for the child's own peak RSS.
+        child = subprocess.Popen(cmd, stdin=fin, stdout=fout, stderr=ferr)
+        _, status, ru = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - t0
         fout.seek(0)
         ferr.seek(0)
