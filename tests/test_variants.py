@@ -330,11 +330,11 @@ def test_packet_log_matches_link_counters() -> None:
     assert (pk.t.diff().dropna() >= 0).all()
 
 
-def test_a_packet_logs_strings_come_as_codes_and_read_as_the_strings() -> None:
+def test_a_packet_logs_strings_and_booleans_come_as_codes_and_read_as_the_values() -> None:
     """The core sends a string column of few distinct values (the log's link,
-    event, app and kind) as a code per row and the list of values; Python
-    reads it as the strings, and makes the DataFrame column pandas makes of
-    the list of strings."""
+    event, app and kind) as a code per row and the list of values, and a
+    boolean column as a byte per row; Python reads them as the values, and
+    makes the DataFrame columns pandas makes of the lists."""
     import pickle
 
     import pandas as pd
@@ -345,8 +345,9 @@ def test_a_packet_logs_strings_come_as_codes_and_read_as_the_strings() -> None:
     cols = res.data["packets"]
     assert all(type(cols[c]) is Levels for c in ("link", "event", "app", "kind"))
     assert (cols["link"].levels, cols["event"].levels) == (["r1->k1"], ["enqueue", "dequeue", "drop"])
-    assert type(cols["retx"]) is list  # booleans stay a list
     pk = res.packets
+    assert type(cols["retx"]) is Levels and cols["retx"].levels == [False, True]  # booleans as a byte each
+    assert cols["retx"].tolist() == list(pk.retx) and type(cols["retx"][0]) is bool and pk.retx.dtype == bool
     assert cols["event"].tolist() == list(cols["event"]) == list(pk.event)
     assert cols["event"] == list(pk.event) and cols["event"] != list(pk.event)[1:]
     assert cols["kind"][:3] == ["data", "data", "data"] and cols["kind"][-1] == pk.kind.iloc[-1]

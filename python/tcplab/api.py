@@ -88,10 +88,11 @@ def _typed(values: Any, dtype: str | None) -> Any:
     return np.array(values, dtype=np.float64)
 
 
-class Levels(Sequence[str]):
-    """A column of strings that the core sent as a code per row into a list
-    of its distinct values (a packet log's link, event, app and kind): a sequence
-    of the strings, which makes no string object per row until asked to."""
+class Levels(Sequence[Any]):
+    """A column that the core sent as a code per row into a list of its
+    distinct values: strings (a packet log's link, event, app and kind) or
+    booleans (levels [False, True]). A sequence of the values, which makes no
+    object per row until asked to."""
 
     __slots__ = ("codes", "levels")
 
@@ -124,31 +125,42 @@ class Levels(Sequence[str]):
         lv = self.levels
         return [lv[c] for c in self.codes]
 
-    def arrow(self, large: bool = False) -> Any:
-        """As a pyarrow string array, as ``pyarrow.array(self.tolist())`` makes
-        it (`large`: of large strings, as pandas keeps them)."""
+    def _codes(self) -> Any:
         import numpy as np
+
+        return np.frombuffer(self.codes, dtype=np.uint8 if self.codes.itemsize == 1 else np.uint32)
+
+    def _bools(self) -> bool:
+        return self.levels == [False, True]
+
+    def arrow(self, large: bool = False) -> Any:
+        """As a pyarrow array, as ``pyarrow.array(self.tolist())`` makes it
+        (`large`: strings as large strings, as pandas keeps them)."""
         import pyarrow as pa
 
-        codes = pa.array(np.frombuffer(self.codes, dtype=np.uint32))
+        if self._bools():
+            return pa.array(self._codes().astype(bool))
+        codes = pa.array(self._codes())
         return pa.DictionaryArray.from_arrays(codes, pa.array(self.levels, type=pa.string())).cast(pa.large_string() if large else pa.string())
 
     def pandas(self) -> Any:
-        """As the array pandas makes of the list of strings, without the list."""
+        """As the array pandas makes of the list of values, without the list."""
         import numpy as np
         import pandas as pd
 
+        if self._bools():
+            return self._codes().astype(bool)
         dtype = pd.Series(self.levels).dtype
         if isinstance(dtype, pd.StringDtype) and dtype.storage == "pyarrow":
             return pd.array(self.arrow(large=True), dtype=dtype)
-        return np.asarray(self.levels, dtype=object)[np.frombuffer(self.codes, dtype=np.uint32)]
+        return np.asarray(self.levels, dtype=object)[self._codes()]
 
 
 def _column(values: Any) -> Any:
     """A numeric column as a NumPy array: pandas' type inference over a list
     costs several times more. An all-integer column becomes int64 and a float
     column float64 (None as NaN), as pandas would infer them; a column of
-    :class:`Levels` the strings pandas would make of it; any other column
+    :class:`Levels` what pandas would make of its values; any other column
     (strings, booleans, integers with None) is left to pandas."""
     import numpy as np
 
@@ -462,8 +474,8 @@ def run_core_columns(
     """Run a normalized scenario in the core and return its results with each
     table as columns: ``array.array`` where a column is all numbers (64-bit
     integers or floats, which NumPy and pandas take without a copy),
-    :class:`Levels` where it is strings of a few distinct values, lists
-    otherwise. `blobs`: the bytes the document's packed columns refer to (see
+    :class:`Levels` where it is booleans or strings of a few distinct values,
+    lists otherwise. `blobs`: the bytes the document's packed columns refer to (see
     :func:`encode_packed`); `reproducer` gives a document that runs on its
     own, for the report of a panic; `at_loop` is called once the core has
     built the simulation, just before its loop; `cancel`, a ``_core.Cancel``,
@@ -483,8 +495,8 @@ def run_core_columns(
     return data
 
 
-#: The core's column dtypes as ``array`` type codes ("<u4": the codes of :class:`Levels`).
-_TYPECODES = {"<i8": "q", "<f8": "d", "<u4": "I"}
+#: The core's column dtypes as ``array`` type codes ("<u4" and "|u1": the codes of :class:`Levels`).
+_TYPECODES = {"<i8": "q", "<f8": "d", "<u4": "I", "|u1": "B"}
 
 
 def _call_core(fn: Any, core_doc: str, seed: int | None, reproducer: Any = None) -> Any:

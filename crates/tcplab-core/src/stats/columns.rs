@@ -8,8 +8,8 @@
 //!
 //! Beside the text, a column of numbers can go out as the bytes of its
 //! values, and a column of strings drawn from a few distinct values (a packet
-//! log's link, event, app and kind) as a code per row and the list of values:
-//! the Python side then makes no string object per row.
+//! log's link, event, app and kind) as a code per row and the list of values,
+//! booleans likewise, a byte each: the Python side then makes no object per row.
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
 use std::collections::HashMap;
@@ -35,13 +35,15 @@ impl ser::Error for Error {
 /// One column's values: while every value is an integer (that fits an i64)
 /// or every one a finite float, as numbers (each the 8 bytes of its
 /// little-endian form, which a blob holds as they are); while every one is
-/// a string of at most [`MAX_LEVELS`] distinct ones, as codes; otherwise as
-/// JSON text.
+/// a string of at most [`MAX_LEVELS`] distinct ones, as codes; while every
+/// one is a boolean, as bytes; otherwise as JSON text.
 enum Data {
     Ints(Vec<u8>),
     Floats(Vec<u8>),
     /// Each value's index in the column's [`Levels`], 4 little-endian bytes.
     Codes(Vec<u8>),
+    /// Booleans, a byte each (0 or 1).
+    Bools(Vec<u8>),
     /// The values' JSON texts, joined by commas.
     Text(Vec<u8>),
 }
@@ -97,12 +99,14 @@ impl Column {
             (Data::Ints(v), Cell::Int(x)) => v.extend_from_slice(&x.to_le_bytes()),
             (Data::Floats(v), Cell::Float(x)) => v.extend_from_slice(&x.to_le_bytes()),
             (Data::Codes(v), Cell::Level(c)) => v.extend_from_slice(&c.to_le_bytes()),
+            (Data::Bools(v), Cell::Bool(b)) => v.push(u8::from(b)),
             (data, cell) => {
                 if self.len == 0 {
                     *data = match cell {
                         Cell::Int(x) => Data::Ints(x.to_le_bytes().to_vec()),
                         Cell::Float(x) => Data::Floats(x.to_le_bytes().to_vec()),
                         Cell::Level(c) => Data::Codes(c.to_le_bytes().to_vec()),
+                        Cell::Bool(b) => Data::Bools(vec![u8::from(b)]),
                         Cell::Other => Data::Text(Vec::new()),
                     };
                 }
@@ -124,6 +128,7 @@ impl Column {
         match &mut self.data {
             Data::Ints(v) | Data::Floats(v) => v.reserve_exact(8 * more),
             Data::Codes(v) => v.reserve_exact(4 * more),
+            Data::Bools(v) => v.reserve_exact(more),
             Data::Text(buf) => buf.reserve(more * (buf.len() + 1)),
         }
     }
@@ -155,6 +160,14 @@ impl Column {
         match &self.data {
             Data::Ints(v) => join(out, v, i64::from_le_bytes),
             Data::Floats(v) => join(out, v, f64::from_le_bytes),
+            Data::Bools(v) => {
+                for (i, &b) in v.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(if b == 1 { b"true" } else { b"false" });
+                }
+            }
             Data::Codes(v) => {
                 for (i, c) in v.chunks_exact(4).enumerate() {
                     if i > 0 {
@@ -222,7 +235,8 @@ impl Columns {
     /// little-endian bytes of `blobs[k]` (moved there, not copied), and a
     /// column of strings with at least two rows a value as
     /// `{"bin": k, "dtype": "<u4", "levels": [...]}`, row i's value being
-    /// `levels[code i]`.
+    /// `levels[code i]`; a column of booleans likewise, as
+    /// `{"bin": k, "dtype": "|u1", "levels": [false, true]}`.
     pub fn write_json(self, out: &mut Vec<u8>, mut blobs: Option<&mut Vec<Vec<u8>>>) {
         out.push(b'{');
         for (i, col) in self.cols.into_iter().enumerate() {
@@ -240,6 +254,12 @@ impl Columns {
                 (Data::Ints(b), Some(list)) => out.extend_from_slice(blob(list, b, "<i8").as_bytes()),
                 (Data::Floats(b), Some(list)) => out.extend_from_slice(blob(list, b, "<f8").as_bytes()),
                 // Codes save something where values repeat: at least two rows a value.
+                // Booleans as codes into the levels [false, true].
+                (Data::Bools(b), Some(list)) => {
+                    let at = blob(list, b, "|u1");
+                    out.extend_from_slice(&at.as_bytes()[..at.len() - 1]);
+                    out.extend_from_slice(b",\"levels\":[false,true]}");
+                }
                 (Data::Codes(b), Some(list)) if 2 * col.levels.names.len() <= col.len => {
                     let at = blob(list, b, "<u4");
                     out.extend_from_slice(&at.as_bytes()[..at.len() - 1]);
@@ -265,6 +285,7 @@ enum Cell {
     Float(f64),
     /// A string, by its code in the column's levels.
     Level(u32),
+    Bool(bool),
     Other,
 }
 
@@ -309,9 +330,12 @@ impl Serializer for Probe<'_> {
     }
     // serde_json prints an f32 with f32's own shortest digits: keep it as text.
     other!(
-        serialize_f32(f32), serialize_bool(bool), serialize_char(char), serialize_bytes(&[u8]), serialize_none(),
+        serialize_f32(f32), serialize_char(char), serialize_bytes(&[u8]), serialize_none(),
         serialize_unit(), serialize_unit_struct(&'static str), serialize_unit_variant(&'static str, u32, &'static str),
     );
+    fn serialize_bool(self, v: bool) -> Result<Cell, Error> {
+        Ok(Cell::Bool(v))
+    }
     fn serialize_str(self, v: &str) -> Result<Cell, Error> {
         Ok(self.levels.and_then(|l| l.code(v)).map_or(Cell::Other, Cell::Level))
     }
@@ -559,6 +583,21 @@ mod tests {
         let (text, blobs) = blob_json(Columns::of(&rows).unwrap());
         assert_eq!(text, r#"{"link":{"bin":0,"dtype":"<u4","levels":["x","y"]},"app":["a",null,"a","a"],"n":{"bin":1,"dtype":"<i8"}}"#);
         assert_eq!(blobs.len(), 2);
+    }
+
+    #[derive(Serialize)]
+    struct Flags {
+        ok: bool,
+        maybe: Option<bool>,
+    }
+
+    #[test]
+    fn booleans_go_to_blobs_as_a_byte_each_unless_a_null_comes() {
+        let rows = [Flags { ok: true, maybe: Some(true) }, Flags { ok: false, maybe: None }, Flags { ok: true, maybe: Some(false) }];
+        let (text, blobs) = blob_json(Columns::of(&rows).unwrap());
+        assert_eq!(text, r#"{"ok":{"bin":0,"dtype":"|u1","levels":[false,true]},"maybe":[true,null,false]}"#);
+        assert_eq!(blobs, vec![vec![1, 0, 1]]);
+        assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"ok":[true,false,true],"maybe":[true,null,false]}"#);
     }
 
     #[test]

@@ -272,7 +272,7 @@ pub const TABLES: [&str; 7] = ["flows", "links", "pages", "traces", "web100", "p
 
 /// Checks that the columns `to_json_columns` writes with blobs hold what the
 /// rows hold (`serde_json::to_value` of each table): every column of every
-/// row, numbers read back from their bytes and strings from their codes.
+/// row, numbers read back from their bytes, strings and booleans from their codes.
 /// The text of the numbers in a column left as text is compared to within
 /// one rounding (the JSON parser here need not round-trip every float);
 /// every other value exactly.
@@ -304,10 +304,11 @@ pub fn check_columns(r: &Results) -> Result<(), String> {
                     match col["dtype"].as_str() {
                         Some("<i8") => bytes.chunks_exact(8).map(|b| Value::from(i64::from_le_bytes(eight(b)))).collect(),
                         Some("<f8") => bytes.chunks_exact(8).map(|b| Value::from(f64::from_le_bytes(eight(b)))).collect(),
-                        Some("<u4") => {
+                        Some(codes @ ("<u4" | "|u1")) => {
                             let levels = col["levels"].as_array().ok_or(format!("{table}.{k}: codes without levels"))?;
-                            let code = |b: &[u8]| u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize;
-                            bytes.chunks_exact(4).map(|b| levels.get(code(b)).cloned().unwrap_or(Value::Null)).collect()
+                            let width = if codes == "<u4" { 4 } else { 1 };
+                            let code = |b: &[u8]| b.iter().rev().fold(0usize, |n, &x| n << 8 | usize::from(x));
+                            bytes.chunks_exact(width).map(|b| levels.get(code(b)).cloned().unwrap_or(Value::Null)).collect()
                         }
                         other => return Err(format!("{table}.{k}: dtype {other:?}")),
                     }

@@ -255,7 +255,9 @@ mod tests {
         let packed: serde_json::Value = serde_json::from_str(&super::super::to_json_columns(&r, Some(&mut blobs)).expect("columns")).expect("JSON");
         let dtypes: Vec<&str> = ["flows", "links"].iter().flat_map(|t| packed[t].as_object().unwrap().values()).filter_map(|c| c["dtype"].as_str()).collect();
         assert_eq!(dtypes.len(), blobs.len());
-        assert!(dtypes.iter().filter(|&&d| d != "<u4").count() > 20, "{dtypes:?}: columns of numbers");
+        assert!(dtypes.iter().filter(|&&d| d == "<i8" || d == "<f8").count() > 20, "{dtypes:?}: columns of numbers");
+        // completed and aborted of the flows.
+        assert!(dtypes.iter().filter(|&&d| d == "|u1").count() >= 2, "{dtypes:?}: columns of booleans");
         // src, dst, app, cc... of the flows, src and dst of the links.
         assert!(dtypes.iter().filter(|&&d| d == "<u4").count() >= 6, "{dtypes:?}: columns of strings as codes");
     }
