@@ -52,7 +52,7 @@ const DEEP_PREFETCH_BYTES: usize = 8 << 20;
 pub const CANCEL_EVERY: u64 = 1 << 14;
 
 /// The most rows a run may record in its traces, web100 samples and packet
-/// log together (a `tcplab run` at the cap peaks at about 2.7 GB): past it
+/// log together (a `tcplab run` stopped at the cap peaks at about 0.7 GB): past it
 /// the run stops ([`Halt::Rows`]) instead of taking memory without bound.
 /// Looked at with the cancel flag.
 pub const MAX_RECORDED_ROWS: usize = 20_000_000;
@@ -73,9 +73,12 @@ pub enum Halt {
 }
 
 impl Halt {
-    /// The scenario error that says so, given the results so far.
-    fn error(self, r: &Results) -> crate::error::Error {
-        let stuck = r.flows.iter().find(|f| !f.completed && !f.aborted).map_or_else(String::new, |f| format!(" application '{}' still had a transfer to complete;", f.app));
+    /// The scenario error that says so, of the run where it stopped (without
+    /// building its results: a run stopped for its rows holds millions).
+    fn error(self, sim: &Simulator) -> crate::error::Error {
+        let open = sim.tcp.conns.iter().find(|c| c.receiver.done_at().is_none() && !c.aborted());
+        let stuck = open.map_or_else(String::new, |c| format!(" application '{}' still had a transfer to complete;", sim.apps.apps[c.owner as usize].name));
+        let sim_seconds = sim.now.as_secs_f64();
         let (field, message) = match self {
             Halt::LongestRun => (
                 "sim.duration",
@@ -84,14 +87,14 @@ impl Halt {
                      allowed:{stuck} a connection that can never deliver retransmits forever with tcp.max_retries = 'none'; set a duration"
                 ),
             ),
-            Halt::Cancelled => ("scenario", format!("the run was cancelled at {:.3} s of simulated time", r.engine.sim_seconds)),
+            Halt::Cancelled => ("scenario", format!("the run was cancelled at {sim_seconds:.3} s of simulated time")),
             Halt::Rows => (
                 "trace",
                 format!(
                     "recorded {} rows of traces, web100 samples and logged packets by {:.3} s of simulated time, more than the {MAX_RECORDED_ROWS} \
                      a run may record: trace fewer applications or links, sample less often, or run less long",
-                    r.traces.len() + r.web100.len() + r.packets.len(),
-                    r.engine.sim_seconds
+                    sim.tracer.rows.len() + sim.tracer.web100_rows.len() + sim.net.logged_until(sim.now),
+                    sim_seconds
                 ),
             ),
             Halt::Samples => (
@@ -99,7 +102,7 @@ impl Halt {
                 format!(
                     "took {MAX_SAMPLES} samples of each traced connection (at {:.3} s of simulated time) and the run had not ended:{stuck} at most \
                      {MAX_SAMPLES} are allowed: sample less often, or give sim.duration",
-                    r.engine.sim_seconds
+                    sim_seconds
                 ),
             ),
         };
@@ -520,10 +523,10 @@ fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cance
     sim.run_with(cancel);
     let t2 = std::time::Instant::now();
     let captures = sim.net.finish_captures().map_err(|message| crate::error::Error::Invalid { field: "trace.pcap_dir".into(), message })?;
-    let mut r = sim.take_results((t2 - t1).as_secs_f64());
     if let Some(halt) = sim.halted() {
-        return Err(halt.error(&r));
+        return Err(halt.error(&sim));
     }
+    let mut r = sim.take_results((t2 - t1).as_secs_f64());
     r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();
     r.engine.results_seconds = t2.elapsed().as_secs_f64();
@@ -583,7 +586,7 @@ mod tests {
         let mut cancelled = Simulator::new(&sc()).expect("it builds");
         cancelled.run_with(Some(&AtomicBool::new(true)));
         assert_eq!((cancelled.processed, cancelled.halted()), (0, Some(Halt::Cancelled)));
-        let err = Halt::Cancelled.error(&cancelled.results(0.0));
+        let err = Halt::Cancelled.error(&cancelled);
         assert_eq!((err.field(), err.message().as_str()), (Some("scenario"), "the run was cancelled at 0.000 s of simulated time"));
     }
 
@@ -607,8 +610,12 @@ mod tests {
         // Stopped at the first look past the cap: a multiple of CANCEL_EVERY events.
         assert!(rows(&capped) > 10_000 && rows(&capped) < rows(&full), "{} rows", rows(&capped));
         assert_eq!(capped.processed % CANCEL_EVERY, 0);
-        let err = Halt::Rows.error(&capped.results(0.0));
+        let err = Halt::Rows.error(&capped);
         assert_eq!(err.field(), Some("trace"));
+        // The rows it counts are those its results would hold.
+        let r = capped.results(0.0);
+        let counted = format!("recorded {} rows of traces, web100 samples and logged packets by {:.3} s", r.traces.len() + r.web100.len() + r.packets.len(), r.engine.sim_seconds);
+        assert!(err.message().starts_with(&counted), "{} / {counted}", err.message());
         assert!(err.message().starts_with("recorded ") && err.message().ends_with(" more than the 20000000 a run may record: trace fewer applications or links, sample less often, or run less long"), "{}", err.message());
     }
 }

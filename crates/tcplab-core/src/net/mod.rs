@@ -465,6 +465,11 @@ impl Network {
         self.log.len()
     }
 
+    /// How many rows of the packet log are at `end` or before.
+    pub fn logged_until(&self, end: Time) -> usize {
+        self.log.iter().filter(|r| r.t <= end).count()
+    }
+
     /// The packet log up to `end`, in time order (dequeues are known ahead of time).
     pub fn log_until(&self, end: Time) -> impl Iterator<Item = &LogRow> {
         let mut order: Vec<usize> = (0..self.log.len()).collect();
