@@ -151,6 +151,37 @@ def test_deep_prefetch_changes_nothing() -> None:
     assert sum(r["drops"] for r in runs[0]["links"]) > 0
 
 
+@pytest.mark.parametrize("jitter", ["0s", "2ms"])
+def test_recycling_connections_changes_nothing(jitter) -> None:
+    """A run whose applications open connections as they go uses a finished
+    connection's slot again once nothing of it is left in the network or the
+    event queue. Forced off, every result is the same, event for event: web
+    pages over HTTP/1.0 and 1.1 with a handshake, a persistent client, loss
+    injection by application, send jitter, and a run to completion."""
+    import json
+
+    from tcplab import _core
+
+    apps = [{"type": "web", "name": f"w{i}", "src": f"s{i % 3}", "dst": f"k{i % 3}", "http": "1.1" if i % 2 else "1.0",
+             "pages": 12, "start": f"{0.1 * i}s"} for i in range(6)]
+    apps.append({"type": "web", "name": "p", "src": "s0", "dst": "k1", "http": "1.1", "persistent": True, "pages": 10,
+                 "tcp": {"handshake": False}})
+    apps.append({"type": "repeat", "name": "r", "src": "s2", "dst": "k0", "size": "20kB", "count": 40, "think": {"type": "exponential", "mean": "50ms"}})
+    sc = dumbbell(left=3, right=3, bottleneck_rate="2Mbps", bottleneck_delay="20ms", bottleneck_queue="8pkt", access_rate="10Mbps",
+                  duration="none", seed=11, apps=apps,
+                  tcp={"handshake": True, "delayed_ack": True, "iw": 4, "rto_min": "200ms", "send_jitter": jitter})  # fmt: skip
+    sc["losses"] = [{"link": "r0->r1", "app": "w1", "kind": "data", "rate": 0.03}, {"link": "r1->r0", "kind": "ack", "rate": 0.02}]
+    doc = tcplab.load(sc).to_core()
+    runs = [json.loads(_core.run_json(json.dumps({**doc, "recycle_connections": r}))) for r in (False, None)]
+    for r in runs:
+        r["engine"] = without_wall_clock(r["engine"])
+    assert runs[0] == runs[1]
+    flows = runs[0]["flows"]
+    assert len(flows) > 200 and all(f["completed"] for f in flows)
+    assert [f["id"] for f in flows] == list(range(len(flows)))
+    assert sum(f["retx_pkts"] for f in flows) > 20
+
+
 @pytest.mark.parametrize("cc", ["tahoe", "reno", "newreno"])
 def test_every_variant_conserves_and_delivers(cc) -> None:
     sc = dumbbell(left=4, right=4, bottleneck_rate="2Mbps", bottleneck_queue="10pkt", access_rate="10Mbps",

@@ -58,6 +58,11 @@ pub struct Scenario {
     /// state is larger than a cache holds). Results are the same either way.
     #[serde(default)]
     pub deep_prefetch: Option<bool>,
+    /// Use a finished connection's slot again once nothing of it is left
+    /// (`None`: where applications open connections as they run and nothing
+    /// records connections by slot). Results are the same either way.
+    #[serde(default)]
+    pub recycle_connections: Option<bool>,
     #[serde(default)]
     pub losses: Vec<LossSpec>,
     #[serde(default)]

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::net::{Network, Packet, PacketKind, RouteHead, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
 use crate::stats::trace::MAX_SAMPLES;
-use crate::stats::{results, Results, Tracer};
+use crate::stats::{results, FlowRow, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
 use crate::time::Time;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -76,8 +76,8 @@ impl Halt {
     /// The scenario error that says so, of the run where it stopped (without
     /// building its results: a run stopped for its rows holds millions).
     fn error(self, sim: &Simulator) -> crate::error::Error {
-        let open = sim.tcp.conns.iter().find(|c| c.receiver.done_at().is_none() && !c.aborted());
-        let stuck = open.map_or_else(String::new, |c| format!(" application '{}' still had a transfer to complete;", sim.apps.apps[c.owner as usize].name));
+        let open = sim.tcp.live().filter(|(c, _)| c.receiver.done_at().is_none() && !c.aborted()).min_by_key(|&(_, flow)| flow);
+        let stuck = open.map_or_else(String::new, |(c, _)| format!(" application '{}' still had a transfer to complete;", sim.apps.apps[c.owner as usize].name));
         let sim_seconds = sim.now.as_secs_f64();
         let (field, message) = match self {
             Halt::LongestRun => (
@@ -135,6 +135,12 @@ pub struct Simulator {
     staged_app: u32,
     /// [`MAX_RECORDED_ROWS`], lower in tests.
     max_recorded_rows: usize,
+    /// The rows of connections whose slots were used again
+    /// ([`Endpoints::recycle`]), and the names they share.
+    retired: Vec<FlowRow>,
+    names: results::FlowNames,
+    /// Scratch space for the flows that went quiet.
+    quiet_buf: Vec<u32>,
 }
 
 /// A connection's view of the rest of the simulation.
@@ -229,7 +235,12 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX, max_recorded_rows: MAX_RECORDED_ROWS };
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX, max_recorded_rows: MAX_RECORDED_ROWS, retired: Vec::new(), names: Default::default(), quiet_buf: Vec::new() };
+        let recycle = sc.recycle_connections.unwrap_or_else(|| sim.apps.open_while_running() && !sim.net.records_flows() && !sim.tracer.follows_connections());
+        if recycle {
+            sim.tcp.recycle = true;
+            sim.net.count_flows();
+        }
         let stop = sim.stop;
         let opened = sim.apps.opened_at_start(stop);
         sim.tcp.reserve(opened);
@@ -266,12 +277,8 @@ impl Simulator {
                 break;
             }
             if self.processed.is_multiple_of(CANCEL_EVERY) {
-                if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-                    self.halted = Some(Halt::Cancelled);
-                    break;
-                }
-                if self.tracer.rows.len() + self.tracer.web100_rows.len() + self.net.logged() > self.max_recorded_rows {
-                    self.halted = Some(Halt::Rows);
+                self.halted = self.look(cancel);
+                if self.halted.is_some() {
                     break;
                 }
             }
@@ -285,7 +292,12 @@ impl Simulator {
             self.processed += 1;
             match ev {
                 Ev::Link { link, .. } => self.on_link(link),
-                Ev::Conn { conn, timer, gen } => self.tcp.conns[conn as usize].on_timer(&mut io!(self), timer, gen),
+                Ev::Conn { conn, timer, gen } => {
+                    self.tcp.conns[conn as usize].on_timer(&mut io!(self), timer, gen);
+                    if self.tcp.recycle {
+                        self.retire(conn);
+                    }
+                }
                 Ev::App(a) => {
                     let mut t = AppIo { app: a, tcp: &mut self.tcp, io: io!(self) };
                     self.apps.on_wake(a, &mut t);
@@ -388,7 +400,7 @@ impl Simulator {
                 // profile and opens a connection in the next free slot.
                 prefetch_whole(self.apps.apps.as_ptr().wrapping_add(a as usize));
                 prefetch_whole(self.tcp.profiles.as_ptr().wrapping_add(a as usize));
-                prefetch_whole(conns.wrapping_add(self.tcp.conns.len()));
+                prefetch_whole(conns.wrapping_add(self.tcp.next_slot()));
                 self.staged_app = a;
             }
             _ => {}
@@ -444,6 +456,49 @@ impl Simulator {
             self.events.push(self.now, Ev::Stop);
         }
         self.tcp.conns[c].after_event(&mut io!(self));
+        if self.tcp.recycle && self.tcp.conns[c].finished() && !self.apps.holds(a, c as u32) {
+            self.tcp.release(c as u32);
+            self.retire(c as u32);
+        }
+    }
+
+    /// The loop's look every [`CANCEL_EVERY`] events: retire what can be
+    /// of the connections whose last packet left the network since the last
+    /// look (when a slot is freed changes no result), then stop if `cancel`
+    /// is set or the recorded rows passed their cap.
+    #[cold]
+    #[inline(never)]
+    fn look(&mut self, cancel: Option<&AtomicBool>) -> Option<Halt> {
+        if self.net.any_quiet() {
+            let mut quiet = std::mem::take(&mut self.quiet_buf);
+            self.net.take_quiet(&mut quiet);
+            for &c in &quiet {
+                self.retire(c);
+            }
+            self.quiet_buf = quiet;
+        }
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Some(Halt::Cancelled);
+        }
+        if self.tracer.rows.len() + self.tracer.web100_rows.len() + self.net.logged() > self.max_recorded_rows {
+            return Some(Halt::Rows);
+        }
+        None
+    }
+
+    /// With [`Endpoints::recycle`]: if the connection in slot `c` was
+    /// released and nothing of it is left, in the event queue or in the
+    /// network, keep its row and free its slot. Nothing can reach it any
+    /// more, so its row is final.
+    #[inline(never)]
+    fn retire(&mut self, c: u32) {
+        if !self.tcp.quiet(c) || self.net.flow_packets(c) > 0 {
+            return;
+        }
+        let flow = self.tcp.flow_of(c);
+        let row = results::flow_row(&self.tcp.conns[c as usize], flow, &self.net, &self.tcp, &self.apps, self.now, &mut self.names);
+        self.retired.push(row);
+        self.tcp.free(c);
     }
 
     /// Why [`Simulator::run`] stopped before the run's end, if it did.
@@ -453,15 +508,21 @@ impl Simulator {
 
     /// The result tables. `wall_seconds` is the caller's measurement.
     pub fn results(&self, wall_seconds: f64) -> Results {
-        let traces = (self.tracer.rows.clone(), self.tracer.web100_rows.clone());
-        results::build(&self.net, &self.tcp, &self.apps, traces, self.now, self.processed, wall_seconds)
+        let kept = results::Kept { traces: self.tracer.rows.clone(), web100: self.tracer.web100_rows.clone(), retired: self.retired.clone(), names: &self.names };
+        results::build(&self.net, &self.tcp, &self.apps, kept, self.now, self.processed, wall_seconds)
     }
 
-    /// [`Simulator::results`], the trace and web100 rows moved out instead of
-    /// copied (a long trace holds millions): a second call has none.
+    /// [`Simulator::results`], the trace and web100 rows and the rows of
+    /// recycled connections moved out instead of copied (a long trace holds
+    /// millions): a second call has none of them.
     pub fn take_results(&mut self, wall_seconds: f64) -> Results {
-        let traces = (std::mem::take(&mut self.tracer.rows), std::mem::take(&mut self.tracer.web100_rows));
-        results::build(&self.net, &self.tcp, &self.apps, traces, self.now, self.processed, wall_seconds)
+        let kept = results::Kept {
+            traces: std::mem::take(&mut self.tracer.rows),
+            web100: std::mem::take(&mut self.tracer.web100_rows),
+            retired: std::mem::take(&mut self.retired),
+            names: &self.names,
+        };
+        results::build(&self.net, &self.tcp, &self.apps, kept, self.now, self.processed, wall_seconds)
     }
 }
 
@@ -565,6 +626,46 @@ mod tests {
         sim.run();
         assert_eq!(sim.tcp.conns.len(), 4);
         assert_eq!(sim.tcp.conns.as_ptr(), at, "the connections stayed where set-up put them");
+    }
+
+    #[test]
+    fn a_finished_connections_slot_is_used_again_and_the_results_are_the_same() {
+        // Two clients over s -> r -> k fetch 20 kB with IW 10 after think
+        // times of 20 ms on average for 20 s, one with a handshake and delayed
+        // ACKs: hundreds of transfers, two or three open at once, and drops
+        // where their first windows meet at s -> r.
+        let sc = |recycle: Option<bool>| {
+            let app = |name: &str, tcp: String| {
+                format!(r#"{{"name": "{name}", "kind": "repeat", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 20000, "request_bytes": 100, "think": {{"type": "exponential", "mean_ns": 20000000}}, "tcp": {tcp}}}"#)
+            };
+            let iw10 = crate::testkit::TCP.replace(r#""iw_bytes": 1460"#, r#""iw_bytes": 14600"#);
+            let shaken = iw10.replace(r#""handshake": false"#, r#""handshake": true"#).replace(r#""delayed_ack": false"#, r#""delayed_ack": true"#);
+            let mut sc = crate::testkit::line_srk(&[app("a", iw10.clone()), app("b", shaken)].join(", "));
+            sc.stop_ns = Some(20_000_000_000);
+            sc.recycle_connections = recycle;
+            sc
+        };
+        let mut recycled = Simulator::new(&sc(None)).expect("it builds");
+        assert!(recycled.tcp.recycle, "on where applications open connections as they run");
+        // Off where a packet log records packets by their slot, or where
+        // every connection opens as its application starts.
+        let mut logged = sc(None);
+        logged.trace.links = vec![("s".into(), "r".into())];
+        assert!(!Simulator::new(&logged).expect("it builds").tcp.recycle);
+        let bulk = crate::testkit::line_srk(r#"{"name": "bulk", "kind": "bulk", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 30000, "request_bytes": 0, "tcp": {tcp}}"#);
+        assert!(!Simulator::new(&bulk).expect("it builds").tcp.recycle);
+        recycled.run();
+        let mut kept = Simulator::new(&sc(Some(false))).expect("it builds");
+        kept.run();
+        let (a, b) = (recycled.take_results(0.0), kept.take_results(0.0));
+        assert!(a.flows.len() > 300, "{} transfers", a.flows.len());
+        assert!(a.links[0].drops > 0, "drops at s -> r");
+        assert_eq!(kept.tcp.conns.len(), a.flows.len());
+        // A finished sender's retransmission timer is cancelled lazily: its
+        // slot waits for the timer's event (up to the 1 s minimum RTO).
+        assert!(recycled.tcp.conns.len() * 10 < a.flows.len(), "{} connections kept for {} transfers", recycled.tcp.conns.len(), a.flows.len());
+        assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
+        assert_eq!(a.flows.iter().map(|f| f.id).collect::<Vec<_>>(), (0..a.flows.len() as u64).collect::<Vec<_>>());
     }
 
     #[test]

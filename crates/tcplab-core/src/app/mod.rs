@@ -432,6 +432,18 @@ impl Apps {
             .sum()
     }
 
+    /// Whether any application opens connections as it runs (one per
+    /// transfer or object), beyond those it opens as it starts.
+    pub fn open_while_running(&self) -> bool {
+        self.apps.iter().any(|a| matches!(a.kind, AppKind::Web(_) | AppKind::Repeat { .. }))
+    }
+
+    /// Whether application `a` keeps connection `c` for later transfers
+    /// (a persistent web client's).
+    pub fn holds(&self, a: u32, c: u32) -> bool {
+        self.apps[a as usize].conn == Some(c)
+    }
+
     /// An event of connection `conn` (tagged `tag`) of application `a`.
     pub fn on_event<T: Transport>(&mut self, a: u32, conn: u32, tag: u64, ev: ConnEvent, t: &mut T) {
         match ev {

@@ -8,6 +8,9 @@ use crate::time::Time;
 #[derive(Copy, Clone, Debug, Default)]
 pub struct TimerSlot {
     gen: u32,
+    /// Events of this slot in the queue, the live one and the superseded
+    /// ones not yet fired.
+    queued: u32,
     scheduled: Option<Time>,
 }
 
@@ -22,6 +25,7 @@ impl TimerSlot {
             return None;
         }
         self.gen = self.gen.wrapping_add(1);
+        self.queued += 1;
         self.scheduled = Some(d);
         Some((d, self.gen))
     }
@@ -32,9 +36,17 @@ impl TimerSlot {
         self.scheduled.is_some()
     }
 
+    /// Whether no event of this slot is in the queue, live or superseded:
+    /// its generations may then start again, as a new slot's.
+    #[inline]
+    pub fn is_clear(&self) -> bool {
+        self.queued == 0
+    }
+
     /// An event of generation `gen` fired: whether it is the live one.
     #[inline]
     pub fn fire(&mut self, gen: u32) -> bool {
+        self.queued -= 1;
         if self.gen != gen {
             return false;
         }
@@ -54,8 +66,18 @@ mod tests {
         assert_eq!(t1, Time::from_ns(100));
         assert_eq!(s.arm(Some(Time::from_ns(150))), None, "the live event comes first");
         let (_, g2) = s.arm(Some(Time::from_ns(50))).unwrap();
-        assert!(!s.fire(g1), "superseded");
+        assert!(!s.is_clear());
         assert!(s.fire(g2));
+        assert!(!s.is_armed());
+        assert!(!s.is_clear(), "the superseded event is still queued");
+        assert!(!s.fire(g1), "superseded");
+        assert!(s.is_clear());
         assert_eq!(s.arm(None), None);
+        assert!(s.is_clear());
+    }
+
+    #[test]
+    fn a_timer_slot_stays_the_size_of_its_deadline_and_generation() {
+        assert_eq!(std::mem::size_of::<TimerSlot>(), 24);
     }
 }

@@ -65,6 +65,11 @@ pub struct Network {
     taps: Vec<Tap>,
     /// The class of each registered flow (loss rules match on it).
     flow_class: Vec<u32>,
+    /// With [`Network::count_flows`]: each flow's packets in the network,
+    /// and the flows whose count fell to zero since [`Network::take_quiet`].
+    flow_live: Vec<u32>,
+    count_flows: bool,
+    quiet: Vec<u32>,
     log: Vec<LogRow>,
     /// Packets still propagating at this time stay where they are.
     stop: Option<Time>,
@@ -81,7 +86,7 @@ impl Network {
         for (l, t) in links.iter_mut().zip(&taps) {
             l.tapped = t.log || !t.rules.is_empty();
         }
-        Network { nodes, links, routes, pool: PacketPool::default(), taps, flow_class: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
+        Network { nodes, links, routes, pool: PacketPool::default(), taps, flow_class: Vec::new(), flow_live: Vec::new(), count_flows: false, quiet: Vec::new(), log: Vec::new(), stop, delivered: 0, dropped: 0, port_buf: Vec::new(), captures: None }
     }
 
     /// Capture the links `captures` names (see [`capture`]).
@@ -206,10 +211,64 @@ impl Network {
         }
     }
 
-    /// Register flow `flow` (numbered from 0, in order) with its class.
+    /// Register flow `flow` with its class: a new number (numbered from 0,
+    /// in order), or, where flows are numbered by slots used again, one
+    /// with none of its packets in the network.
     pub fn add_flow(&mut self, flow: u32, class: u32) {
-        debug_assert_eq!(flow as usize, self.flow_class.len());
-        self.flow_class.push(class);
+        if flow as usize == self.flow_class.len() {
+            self.flow_class.push(class);
+            if self.count_flows {
+                self.flow_live.push(0);
+            }
+            return;
+        }
+        debug_assert!(self.count_flows && self.flow_live[flow as usize] == 0, "flow {flow} registered again");
+        self.flow_class[flow as usize] = class;
+    }
+
+    /// Count each flow's packets in the network (before any flow is added),
+    /// so that a flow's number can be used again once none is left.
+    pub fn count_flows(&mut self) {
+        debug_assert!(self.flow_class.is_empty());
+        self.count_flows = true;
+    }
+
+    /// Whether anything records packets or cells by their flow's number:
+    /// a packet log, a capture, or a UBR port's per-VC occupancy.
+    pub fn records_flows(&self) -> bool {
+        self.taps.iter().any(|t| t.log) || self.captures.is_some() || self.links.iter().any(|l| l.port.is_some())
+    }
+
+    /// The packets of flow `flow` in the network (with [`Network::count_flows`]).
+    pub fn flow_packets(&self, flow: u32) -> u32 {
+        self.flow_live[flow as usize]
+    }
+
+    /// The flows whose last packet in the network was delivered or dropped
+    /// since the last call, in that order; `into` is cleared first.
+    pub fn take_quiet(&mut self, into: &mut Vec<u32>) {
+        into.clear();
+        std::mem::swap(into, &mut self.quiet);
+    }
+
+    /// Whether any flow went quiet since [`Network::take_quiet`].
+    #[inline]
+    pub fn any_quiet(&self) -> bool {
+        !self.quiet.is_empty()
+    }
+
+    /// Packet `pkt` leaves the network (delivered or dropped).
+    #[inline]
+    fn free(&mut self, pkt: PacketId) {
+        if self.count_flows {
+            let f = self.pool.get(pkt).conn;
+            let live = &mut self.flow_live[f as usize];
+            *live -= 1;
+            if *live == 0 {
+                self.quiet.push(f);
+            }
+        }
+        self.pool.free(pkt);
     }
 
     pub fn flow_class(&self, flow: u32) -> u32 {
@@ -255,6 +314,9 @@ impl Network {
     pub fn send(&mut self, now: Time, mut p: Packet, head: RouteHead, sack: &[(u64, u64)], wake: &mut impl FnMut(Time, u32, PacketId)) {
         debug_assert_eq!(head, self.routes.head(p.route), "the head of route {}", p.route);
         p.hops = head.hops;
+        if self.count_flows {
+            self.flow_live[p.conn as usize] += 1;
+        }
         let ack = p.ack;
         let id = self.pool.alloc(p);
         if !sack.is_empty() {
@@ -291,7 +353,7 @@ impl Network {
         for (k, &(s, e)) in self.pool.sack(pkt)[..packet.nsack as usize].iter().enumerate() {
             sack[k] = (packet.ack + u64::from(s), packet.ack + u64::from(e));
         }
-        self.pool.free(pkt);
+        self.free(pkt);
         self.delivered += 1;
         Some(Delivery { packet, sack })
     }
@@ -306,7 +368,7 @@ impl Network {
             let tapped = self.links[link as usize].tapped;
             if tapped && !self.taps[link as usize].rules.is_empty() && self.tap_drops(at, pkt, link) {
                 self.dropped += 1;
-                self.pool.free(pkt);
+                self.free(pkt);
                 return;
             }
             let cells = self.links[link as usize].is_atm();
@@ -323,7 +385,7 @@ impl Network {
             match offer {
                 Offer::Dropped => {
                     self.dropped += 1;
-                    self.pool.free(pkt);
+                    self.free(pkt);
                     return;
                 }
                 Offer::Admitted { wake: w, arrive, .. } => {
@@ -431,7 +493,7 @@ impl Network {
                     }
                     self.capture(t, link, pkt, true);
                     self.dropped += 1;
-                    self.pool.free(pkt);
+                    self.free(pkt);
                 }
             }
         }

@@ -18,12 +18,12 @@ use std::sync::Arc;
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowRow {
     pub id: u64,
-    pub app: String,
+    pub app: Arc<str>,
     /// The application's grouping of this transfer (its page), if any.
     pub page: Option<u64>,
-    pub src: String,
-    pub dst: String,
-    pub cc: String,
+    pub src: Arc<str>,
+    pub dst: Arc<str>,
+    pub cc: &'static str,
     /// Initial window, segments (fractional when given in bytes).
     pub iw: f64,
     /// Bytes requested (`None`: unbounded).

@@ -4,7 +4,7 @@ use super::{EngineRow, FlowRow, LinkRow, PacketRow, PortRow, Results, TraceRow, 
 use crate::app::Apps;
 use crate::net::tap::LOG_EVENTS;
 use crate::net::Network;
-use crate::tcp::Endpoints;
+use crate::tcp::{Connection, Endpoints};
 use crate::time::{Dur, Time};
 use std::sync::Arc;
 
@@ -16,56 +16,86 @@ fn shared(names: &mut Vec<Option<Arc<str>>>, i: usize, make: impl FnOnce() -> St
     names[i].get_or_insert_with(|| make().into()).clone()
 }
 
+/// The names a run's flow rows share: each host's and application's made
+/// once, on first use.
+#[derive(Default)]
+pub struct FlowNames {
+    nodes: Vec<Option<Arc<str>>>,
+    apps: Vec<Option<Arc<str>>>,
+}
+
+/// The flow row of connection `c`, flow number `flow`, in a run at `end`.
+/// A completed transfer's row does not depend on `end`.
+pub fn flow_row(c: &Connection, flow: u32, net: &Network, tcp: &Endpoints, apps: &Apps, end: Time, names: &mut FlowNames) -> FlowRow {
+    let app = &apps.apps[c.owner as usize];
+    let done = c.receiver.done_at();
+    let delivered = c.receiver.delivered();
+    let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
+    let st = &c.sender.stats;
+    // The server: a burst's transfers may come from several.
+    let src = net.route_ends(c.routes().0).0;
+    FlowRow {
+        id: u64::from(flow),
+        app: shared(&mut names.apps, c.owner as usize, || app.name.clone()),
+        page: apps.page_of(c.tag),
+        src: shared(&mut names.nodes, src as usize, || net.nodes[src as usize].clone()),
+        dst: shared(&mut names.nodes, app.dst as usize, || net.nodes[app.dst as usize].clone()),
+        cc: c.sender.cc.name(),
+        iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),
+        bytes: c.size,
+        bytes_delivered: delivered,
+        start_s: c.start.as_secs_f64(),
+        end_s: done.map(Time::as_secs_f64),
+        fct_s: done.map(|d| (d - c.start).as_secs_f64()),
+        goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
+        data_pkts: st.data_pkts,
+        retx_pkts: st.retx_pkts,
+        retx_fast_pkts: st.retx_fast_pkts,
+        retx_timeout_pkts: st.retx_timeout_pkts,
+        timeouts: st.timeouts,
+        fast_retx: st.fast_retx,
+        dupacks: st.dupacks,
+        sack_blocks: st.sack_blocks,
+        ss_entries: st.ss_entries,
+        ca_entries: st.ca_entries,
+        rwnd_stalls: st.rwnd_stalls,
+        send_stalls: st.send_stalls,
+        rtt_samples: c.sender.rtt.samples(),
+        srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
+        syn_sent: u64::from(c.syn_sent()),
+        synack_sent: u64::from(c.synack_sent()),
+        closed: c.closed(),
+        aborted: c.aborted(),
+        completed: done.is_some(),
+    }
+}
+
+/// The rows a run keeps as it goes, handed to [`build`]: the caller's own,
+/// or copies of them.
+pub struct Kept<'a> {
+    pub traces: Vec<TraceRow>,
+    pub web100: Vec<Web100Row>,
+    /// The rows of the connections recycled during the run
+    /// ([`Endpoints::recycle`]), and the names they share.
+    pub retired: Vec<FlowRow>,
+    pub names: &'a FlowNames,
+}
+
 /// The tables of a run that ended at `end` after `events` events; `wall_seconds` is the caller's measurement.
-/// The trace and web100 rows are the caller's: the tracer's own, or copies of them.
-pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, traces: (Vec<TraceRow>, Vec<Web100Row>), end: Time, events: u64, wall_seconds: f64) -> Results {
+pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, kept: Kept, end: Time, events: u64, wall_seconds: f64) -> Results {
     let name = |n: u32| net.nodes[n as usize].clone();
+    let Kept { traces, web100, retired, names } = kept;
     let flows = || -> Vec<FlowRow> {
-        tcp.conns
-            .iter()
-            .map(|c| {
-                let app = &apps.apps[c.owner as usize];
-                let done = c.receiver.done_at();
-                let delivered = c.receiver.delivered();
-                let span = done.unwrap_or(end).saturating_since(c.start).as_secs_f64();
-                let st = &c.sender.stats;
-                FlowRow {
-                    id: u64::from(c.id),
-                    app: app.name.clone(),
-                    page: apps.page_of(c.tag),
-                    // The server: a burst's transfers may come from several.
-                    src: name(net.route_ends(c.routes().0).0),
-                    dst: name(app.dst),
-                    cc: c.sender.cc.name().to_string(),
-                    iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),
-                    bytes: c.size,
-                    bytes_delivered: delivered,
-                    start_s: c.start.as_secs_f64(),
-                    end_s: done.map(Time::as_secs_f64),
-                    fct_s: done.map(|d| (d - c.start).as_secs_f64()),
-                    goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
-                    data_pkts: st.data_pkts,
-                    retx_pkts: st.retx_pkts,
-                    retx_fast_pkts: st.retx_fast_pkts,
-                    retx_timeout_pkts: st.retx_timeout_pkts,
-                    timeouts: st.timeouts,
-                    fast_retx: st.fast_retx,
-                    dupacks: st.dupacks,
-                    sack_blocks: st.sack_blocks,
-                    ss_entries: st.ss_entries,
-                    ca_entries: st.ca_entries,
-                    rwnd_stalls: st.rwnd_stalls,
-                    send_stalls: st.send_stalls,
-                    rtt_samples: c.sender.rtt.samples(),
-                    srtt_s: c.sender.rtt.srtt().map(Dur::as_secs_f64),
-                    syn_sent: u64::from(c.syn_sent()),
-                    synack_sent: u64::from(c.synack_sent()),
-                    closed: c.closed(),
-                    aborted: c.aborted(),
-                    completed: done.is_some(),
-                }
-            })
-            .collect()
+        let mut names = FlowNames { nodes: names.nodes.clone(), apps: names.apps.clone() };
+        let mut rows = retired;
+        let recycled = !rows.is_empty();
+        rows.reserve_exact(tcp.conns.len());
+        rows.extend(tcp.live().map(|(c, flow)| flow_row(c, flow, net, tcp, apps, end, &mut names)));
+        if recycled {
+            // Retired rows came in the order their connections went quiet.
+            rows.sort_unstable_by_key(|r| r.id);
+        }
+        rows
     };
     let links = || -> Vec<LinkRow> {
         net.links
@@ -117,8 +147,8 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, traces: (Vec<TraceRow>
         flows,
         links,
         pages: apps.page_rows(),
-        traces: traces.0,
-        web100: traces.1,
+        traces,
+        web100,
         ports: net
             .links
             .iter()

@@ -60,6 +60,12 @@ impl Tracer {
     }
 
     /// Whether any connection is traced (and periodic samples are due).
+    /// Whether any application's connections are traced (the tracer then
+    /// keeps a record per connection).
+    pub fn follows_connections(&self) -> bool {
+        self.any_traced
+    }
+
     pub fn sampling(&self) -> bool {
         self.interval.is_some() && self.any_traced
     }

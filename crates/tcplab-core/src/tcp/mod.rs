@@ -51,11 +51,31 @@ pub struct Profile {
     pub opened: u64,
 }
 
+/// The flow number of a free slot.
+const VACANT: u32 = u32::MAX;
+
+/// Every connection of a run: [`Connection::id`] is its slot in `conns`.
+///
+/// With [`Endpoints::recycle`] on, a slot is used again once its connection
+/// has gone quiet for good ([`Endpoints::release`], [`Endpoints::free`]), so
+/// a long run of short transfers keeps as many connections as are open at
+/// once, not as many as it ever opened. A connection's flow number (the
+/// order it was opened in, its row's `id`) is then kept beside its slot.
 #[derive(Default)]
 pub struct Endpoints {
     /// One per owner (application).
     pub profiles: Vec<Profile>,
     pub conns: Vec<Connection>,
+    /// Slots are used again (set at build; off, a slot is its flow number).
+    pub recycle: bool,
+    /// Free slots, the last freed last.
+    free: Vec<u32>,
+    /// Per slot, with `recycle`: its connection's flow number.
+    flows: Vec<u32>,
+    /// Per slot, with `recycle`: its owner has done with it.
+    released: Vec<bool>,
+    /// Connections opened so far.
+    opened: u32,
 }
 
 impl Endpoints {
@@ -78,10 +98,54 @@ impl Endpoints {
         unsafe { std::ptr::write_bytes(spare.as_mut_ptr(), 0, spare.len()) };
     }
 
+    /// The slot the next connection takes (a hint for prefetching).
+    pub fn next_slot(&self) -> usize {
+        self.free.last().map_or(self.conns.len(), |&s| s as usize)
+    }
+
+    /// Every connection in a slot, with its flow number.
+    pub fn live(&self) -> impl Iterator<Item = (&Connection, u32)> {
+        self.conns.iter().map(|c| (c, self.flow_of(c.id))).filter(|&(_, f)| f != VACANT)
+    }
+
+    /// The flow number of the connection in slot `c`.
+    pub fn flow_of(&self, c: u32) -> u32 {
+        if self.recycle {
+            self.flows[c as usize]
+        } else {
+            c
+        }
+    }
+
+    /// The owner of the connection in slot `c` has done with it: once
+    /// nothing of it is left in the network ([`Endpoints::quiet`]), its slot
+    /// may be freed.
+    pub fn release(&mut self, c: u32) {
+        self.released[c as usize] = true;
+    }
+
+    /// Whether the connection in slot `c` was released and can do nothing
+    /// more: no timer of it is queued and no ACK held back. With none of
+    /// its packets in the network, no event can reach it again.
+    pub fn quiet(&self, c: u32) -> bool {
+        self.released.get(c as usize).is_some_and(|&r| r) && self.conns[c as usize].idle()
+    }
+
+    /// Free slot `c` for a later connection.
+    pub fn free(&mut self, c: u32) {
+        debug_assert!(self.quiet(c));
+        self.released[c as usize] = false;
+        self.flows[c as usize] = VACANT;
+        self.free.push(c);
+    }
+
     /// A new connection of `owner` from its server `server` (0: its `src`),
-    /// not yet opened: returns its number.
+    /// not yet opened: returns its slot.
     pub fn create(&mut self, owner: u32, server: u32, size: Option<u64>, tag: u64, now: Time) -> u32 {
-        let id = self.conns.len() as u32;
+        let flow = self.opened;
+        self.opened += 1;
+        let reuse = if self.recycle { self.free.pop() } else { None };
+        let id = reuse.unwrap_or(self.conns.len() as u32);
         let p = &mut self.profiles[owner as usize];
         let (data, ack, first) = match server {
             0 => (p.data_route, p.ack_route, p.heads),
@@ -98,7 +162,19 @@ impl Endpoints {
             c.set_send_jitter(p.cfg.send_jitter, crate::engine::rng::keyed_u64(p.jitter_key, p.opened));
         }
         p.opened += 1;
-        self.conns.push(c);
+        match reuse {
+            Some(slot) => {
+                self.conns[slot as usize] = c;
+                self.flows[slot as usize] = flow;
+            }
+            None => {
+                self.conns.push(c);
+                if self.recycle {
+                    self.flows.push(flow);
+                    self.released.push(false);
+                }
+            }
+        }
         id
     }
 }
@@ -118,7 +194,7 @@ mod tests {
     }
 
     fn endpoints(seed: u64, random: bool) -> Endpoints {
-        Endpoints { profiles: vec![profile(seed, random, "a")], conns: Vec::new() }
+        Endpoints { profiles: vec![profile(seed, random, "a")], ..Default::default() }
     }
 
     fn phases(e: &mut Endpoints, n: u32) -> Vec<u64> {
