@@ -39,6 +39,38 @@ def test_busiest_links_are_the_highest_utilization_with_arrivals_ties_by_id() ->
     assert busiest({}, 8) == []
 
 
+@pytest.mark.parametrize("n", [7, 150_001])
+def test_summary_sorts_the_completed_values_as_python_would(n) -> None:
+    """The summary's medians and quartiles read the completed transfers' and
+    pages' values in order; past 100,000 of them NumPy sorts them. Either
+    way: exactly Python's sorted() of the values kept, as Python floats."""
+    import random
+    from array import array
+
+    from tcplab.api import Levels
+    from tcplab.cli import _sorted_where
+
+    rng = random.Random(n)
+    values = [rng.expovariate(3.0) if rng.random() < 0.9 else None for _ in range(n)]
+    keep = Levels(array("B", [v is not None for v in values]), [False, True])
+    out = _sorted_where(values, keep)
+    assert out == sorted(v for v in values if v is not None)
+    assert len(out) > 0.85 * n and all(type(v) is float for v in out)
+
+
+def test_rows_of_indexes_the_rows_asked_for_as_the_whole_columns_give_them() -> None:
+    from array import array
+
+    from tcplab.api import Levels, rows_of
+
+    table = {"id": array("q", [4, 5, 6]), "x": array("d", [0.5, 1.5, 2.5]), "app": Levels(array("I", [1, 0, 1]), ["a", "b"]),
+             "ok": Levels(array("B", [1, 0, 1]), [False, True]), "fct": [0.1, None, 0.3]}  # fmt: skip
+    whole = rows_of(table)
+    assert rows_of(table, [2, 0]) == [whole[2], whole[0]] == [
+        {"id": 6, "x": 2.5, "app": "b", "ok": True, "fct": 0.3}, {"id": 4, "x": 0.5, "app": "b", "ok": True, "fct": 0.1}]  # fmt: skip
+    assert [type(v) for v in rows_of(table, [1])[0].values()] == [int, float, str, bool, type(None)]
+
+
 def test_summary_rows_are_the_runs_own_figures() -> None:
     """The summary's flow rows come from the result: each flow's row, its
     bottleneck row, and the engine line, in the boxed layout."""

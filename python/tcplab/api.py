@@ -189,9 +189,12 @@ def rows_of(table: dict[str, Any], which: "Iterable[int] | None" = None) -> list
     """A table given as columns (lists or arrays), as a list of rows of
     Python values (those numbered in `which`)."""
     names = list(table)
-    cols = [c.tolist() if hasattr(c, "tolist") else c for c in table.values()]
     if which is None:
+        cols = [c.tolist() if hasattr(c, "tolist") else c for c in table.values()]
         return [dict(zip(names, values)) for values in zip(*cols)]
+    # Indexed where they are: an array's or a Levels' item is the Python
+    # value its tolist() holds, with no list of the whole column.
+    cols = list(table.values())
     return [{n: c[i] for n, c in zip(names, cols)} for i in which]
 
 #: Fields that measure the machine, not the simulation; they differ between

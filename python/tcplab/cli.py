@@ -13,6 +13,8 @@ from . import __version__
 from .errors import InternalError, ScenarioError, TcplabError, UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from rich.console import Console
 
     from .api import Result
@@ -509,6 +511,21 @@ def busiest(lc: dict, n: int) -> list[int]:
     return [i for _, _, i in heapq.nsmallest(n, compress(keyed, arrivals))]
 
 
+def _sorted_where(values: "Iterable[float]", keep: "Iterable[bool]") -> list[float]:
+    """The values whose `keep` is true, in ascending order. A long column
+    (millions of transfers) is sorted by NumPy: the same order, in a
+    fraction of the time."""
+    from itertools import compress
+
+    out = list(compress(values, keep))
+    if len(out) < 100_000:
+        out.sort()
+        return out
+    import numpy as np
+
+    return np.sort(np.array(out, dtype=np.float64)).tolist()
+
+
 def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     """Readable tables of flows and the busiest links, a line on the web
     pages and one per ATM switch port, and the engine counters."""
@@ -538,7 +555,7 @@ def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     if n_flows > max_rows:
         import statistics
 
-        done = [f for f, ok in zip(fc["fct_s"], fc["completed"]) if ok]
+        done = _sorted_where(fc["fct_s"], fc["completed"])
         notes.append(f"{n_flows - max_rows} more rows; {len(done)}/{n_flows} completed" + (f", median fct {statistics.median(done):.3f} s" if done else ""))
     gave_up = sum(fc.get("aborted", []))
     if gave_up:
@@ -562,7 +579,7 @@ def print_summary(res: "Result", width: int, max_rows: int = 20) -> None:
     if pc.get("id"):
         import statistics
 
-        delays = sorted(d for d, ok in zip(pc["delay_s"], pc["completed"]) if ok)
+        delays = _sorted_where(pc["delay_s"], pc["completed"])
         line = f"{bold('Pages')}: {len(pc['id']):,} of {len(set(pc['app']))} application(s), {len(delays):,} completed"
         if delays:
             q1, median, q3 = statistics.quantiles(delays, n=4) if len(delays) > 1 else (delays[0],) * 3
