@@ -1,7 +1,10 @@
 from __future__ import annotations
 
 import copy
+import signal
 from typing import Any
+
+import pytest
 
 MSS = 1460
 HDR = 40
@@ -36,4 +39,21 @@ def dumbbell(
         "tcp": copy.deepcopy(tcp) if tcp else {},
         "apps": copy.deepcopy(apps) if apps else [{"type": "bulk", "src": "s0", "dst": "k0", "size": "1MB"}],
     }
+
+
+@pytest.fixture(autouse=True)
+def ctrl_c_as_in_a_terminal():
+    """Python's own Ctrl-C handler in every test, as in a terminal. A
+    process started in the background by a non-interactive shell (a CI
+    script's job, `cmd &`) inherits SIGINT ignored, and Python then installs
+    no handler: the tests that send SIGINT to themselves would see nothing
+    happen (a study or sweep they mean to stop then runs to its end)."""
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
