@@ -1307,6 +1307,37 @@ def test_ctrl_c_stops_a_sweep_in_the_middle_of_its_runs(tmp_path, jobs) -> None:
         assert not child.is_alive(), child
 
 
+def test_ctrl_c_inside_the_pools_submit_still_ends_its_workers(tmp_path, monkeypatch) -> None:
+    """A Ctrl-C that lands inside `pool.submit`, after the pool queued the
+    task but before the sweep recorded it: the worker that takes the task
+    is ended too, not left to run it to its end (here 20 minutes) while the
+    interpreter's exit waits for it."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from tcplab.sweep import sweep_from_configs
+
+    doc = {"sim": {"duration": "10000000s"}, "topology": {"type": "dumbbell", "bottleneck": {"rate": "1Gbps"}},
+           "apps": [{"type": "bulk", "src": "s0", "dst": "k0", "size": "inf"}]}  # fmt: skip
+    sw = sweep_from_configs("long", str(tmp_path / "s.duckdb"), [({"iw": 1}, {**doc, "tcp": {"iw": 1}}), ({"iw": 2}, {**doc, "tcp": {"iw": 2}})], 1)
+    submit = ProcessPoolExecutor.submit
+    workers = []
+
+    def interrupted_submit(self, *args, **kwargs):
+        submit(self, *args, **kwargs)
+        workers.extend(self._processes.values())
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", interrupted_submit)
+    rep = run_sweep(sw, jobs=2, progress=False)
+    assert (rep.interrupted, rep.done, rep.failed) == (True, 0, 0)
+    assert workers, "the pool started a worker for the task"
+    for child in workers:
+        child.join(30)
+        assert not child.is_alive(), child
+    assert multiprocessing.active_children() == []
+
+
 def test_put_metrics_adds_a_studys_metrics_and_replaces_its_earlier_values(tmp_path) -> None:
     """A study's own per-run metrics go beside the generic ones; storing them
     again (a rerun of the study's analysis) replaces them, leaving one row

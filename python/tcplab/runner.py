@@ -91,6 +91,7 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
                           "imports the script again, as multiprocessing's spawn method does; save the script as a file, "
                           "or run the sweep with one job (jobs=1, --jobs 1), which runs in this process")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn"), initializer=die_with_parent, initargs=(os.getpid(),))
+    finished = False
     try:
         pending: dict[Any, list[Run]] = {}
         left = iter(runs)
@@ -125,14 +126,17 @@ def _local(runs: list[Run], jobs: int) -> Iterator[list[Outcome]]:
             while len(pending) < depth and submit():
                 pass
             yield batch
+        finished = True
     finally:
-        if pending:
+        if not finished:
             # Stopped with runs in flight (Ctrl-C, or a failure): their results
             # would be dropped, and the interpreter's exit waits for the pool's
             # workers, which ran each run to its end (a sweep of 100,000 s runs
             # took 16 s to stop). End them now; a killed run is run again by the
-            # next invocation. `_processes` is the pool's own map of its workers
-            # (Python 3.14's `terminate_workers` does this).
+            # next invocation. Not only the runs `pending` knows of: a Ctrl-C
+            # inside `pool.submit` leaves a task queued for a worker that
+            # `pending` never heard of. `_processes` is the pool's own map of
+            # its workers (Python 3.14's `terminate_workers` does this).
             for proc in list((getattr(pool, "_processes", None) or {}).values()):
                 proc.terminate()
         pool.shutdown(wait=False, cancel_futures=True)
