@@ -18,7 +18,7 @@ fn shared(names: &mut Vec<Option<Arc<str>>>, i: usize, make: impl FnOnce() -> St
 
 /// The names a run's flow rows share: each host's and application's made
 /// once, on first use.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct FlowNames {
     nodes: Vec<Option<Arc<str>>>,
     apps: Vec<Option<Arc<str>>>,
@@ -86,7 +86,7 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, kept: Kept, end: Time,
     let name = |n: u32| net.nodes[n as usize].clone();
     let Kept { traces, web100, retired, names } = kept;
     let flows = || -> Vec<FlowRow> {
-        let mut names = FlowNames { nodes: names.nodes.clone(), apps: names.apps.clone() };
+        let mut names = names.clone();
         let mut rows = retired;
         let recycled = !rows.is_empty();
         rows.reserve_exact(tcp.conns.len());
