@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import _core
 from ._bulk import no_gc
+from .csv_out import write_csv
 from .errors import FieldProblem, InternalError, ScenarioError, UsageError
 
 if TYPE_CHECKING:
@@ -323,7 +324,7 @@ class Result:
             frame = getattr(self, name)
             path = d / f"{name}.{fmt}"
             if fmt == "csv":
-                frame.to_csv(path, index=False)
+                write_csv(frame, path)
             else:
                 frame.to_parquet(path, index=False)
             written.append(path)

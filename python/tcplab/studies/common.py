@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from ..csv_out import write_csv
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -360,7 +362,7 @@ def finish(run: StudyRun, tables: dict[str, "pd.DataFrame"], results: list[Check
            console: Any, figures: list[Path]) -> dict[str, Any]:  # fmt: skip
     """Write the tables as CSV and the report, and print the checks."""
     for n, df in tables.items():
-        df.to_csv(run.out_dir / f"{n}.csv", index=False)
+        write_csv(df, run.out_dir / f"{n}.csv")
     text = report_text().rstrip("\n") + "\n" + "".join(f"\n{line}\n" for line in store_note(run))
     if run.overrides:  # the variation's paragraph below the title
         title, _, rest = text.partition("\n\n")
