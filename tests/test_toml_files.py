@@ -77,6 +77,17 @@ def test_a_written_scenario_of_many_applications_reads_as_tomllib_reads_it():
     assert _same(dumps_toml(doc))
 
 
+def test_a_value_toml_cannot_hold_is_named_by_its_field_path():
+    # The first in the order the file is written: top-level values, then the sections.
+    doc = {"sim": {"seed": 1}, "apps": [{"name": "a"}, {"name": "b", "start": {"min": "0s", "max": {1, 2}}}]}
+    with pytest.raises(ScenarioError) as e:
+        dumps_toml(doc)
+    assert str(e.value) == "invalid scenario: apps.1.start.max = {1, 2}: cannot be written as TOML: set"
+    with pytest.raises(ScenarioError) as e:
+        dumps_toml({**doc, "x": b"1"})
+    assert str(e.value) == "invalid scenario: x = b'1': cannot be written as TOML: bytes"
+
+
 @pytest.mark.parametrize("text, check", [
     ("t = 1979-05-27T07:32:00Z", lambda d: d["t"].year == 1979),
     ("x = inf", lambda d: d["x"] == math.inf),

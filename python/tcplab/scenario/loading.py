@@ -88,14 +88,20 @@ def parse_toml(text: str, source: str | None = None) -> dict[str, Any]:
 def dumps_toml(doc: dict[str, Any]) -> str:
     """A scenario dictionary as TOML that `read_toml` reads back equal (tuples
     as lists): a section per table, `[[name]]` per element of a list of tables, and
-    tables inside those inline. A value's field path is spelled out only for
-    an error: a scenario of 100,000 applications has some 600,000 values."""
+    tables inside those inline. A value that TOML cannot hold is named by its
+    field path, found only then (:func:`_unwritable`): a scenario of 100,000
+    applications has some 600,000 values."""
     keys: dict[str, str] = {}
     plain, bare, dumps = _PLAIN_STRING.fullmatch, _BARE_KEY.fullmatch, json.dumps
 
-    def value(v: Any, where: tuple[Any, ...]) -> str:
-        if type(v) is str:
+    def value(v: Any) -> str:
+        t = type(v)
+        if t is str:
             return f'"{v}"' if plain(v) else dumps(v)  # ASCII, with TOML's escapes (as json.dumps writes them)
+        if t is int:
+            return str(v)
+        if t is dict:
+            return "{" + ", ".join([f"{keys.get(k) or key(k)} = {value(x)}" for k, x in v.items()]) + "}"
         if isinstance(v, bool):
             return "true" if v else "false"
         if isinstance(v, int):
@@ -105,29 +111,51 @@ def dumps_toml(doc: dict[str, Any]) -> str:
         if isinstance(v, str):
             return dumps(v)
         if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(value(x, (*where, i)) for i, x in enumerate(v)) + "]"
+            return "[" + ", ".join([value(x) for x in v]) + "]"
         if isinstance(v, dict):
-            return "{" + ", ".join(f"{key(k)} = {value(x, (*where, k))}" for k, x in v.items()) + "}"
-        raise ScenarioError([FieldProblem(".".join(map(str, where)), f"cannot be written as TOML: {type(v).__name__}", v, True)])
+            return value(dict(v))
+        raise _Unwritable
 
     def key(k: str) -> str:
-        q = keys.get(k)
-        if q is None:
-            q = keys[k] = k if bare(k) else dumps(k)
+        q = keys[k] = k if bare(k) else dumps(k)
         return q
 
-    def body(table: dict[str, Any], where: tuple[Any, ...]) -> list[str]:
-        return [f"{key(k)} = {value(v, (*where, k))}" for k, v in table.items()]
+    def body(table: dict[str, Any]) -> list[str]:
+        return [f"{keys.get(k) or key(k)} = {value(v)}" for k, v in table.items()]
 
     top = {k: v for k, v in doc.items() if not isinstance(v, dict) and not _tables(v)}
-    lines = body(top, ())
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            lines += ["", f"[{key(k)}]", *body(v, (k,))]
-        elif _tables(v):
-            for i, t in enumerate(v):
-                lines += ["", f"[[{key(k)}]]", *body(t, (k, i))]
+    try:
+        lines = body(top)
+        for k, v in doc.items():
+            if isinstance(v, dict):
+                lines += ["", f"[{key(k)}]", *body(v)]
+            elif _tables(v):
+                for t in v:
+                    lines += ["", f"[[{key(k)}]]", *body(t)]
+    except _Unwritable:
+        where, v = _unwritable(top) or _unwritable(doc)
+        raise ScenarioError([FieldProblem(".".join(map(str, where)), f"cannot be written as TOML: {type(v).__name__}", v, True)]) from None
     return "\n".join(lines).lstrip("\n") + "\n"
+
+
+class _Unwritable(Exception):
+    """A value `dumps_toml` cannot write (its field path is found afterwards)."""
+
+
+def _unwritable(v: Any, where: tuple[Any, ...] = ()) -> tuple[tuple[Any, ...], Any] | None:
+    """The field path and value of the first value in `v` (in the order
+    `dumps_toml` writes them) that TOML cannot hold, or None."""
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if (found := _unwritable(x, (*where, k))) is not None:
+                return found
+        return None
+    if isinstance(v, (list, tuple)):
+        for i, x in enumerate(v):
+            if (found := _unwritable(x, (*where, i))) is not None:
+                return found
+        return None
+    return None if isinstance(v, (str, int, float)) else (where, v)
 
 
 #: Strings json.dumps writes as they are between quotes (printable ASCII but
