@@ -236,6 +236,34 @@ def test_integer_columns_sent_as_bytes_give_the_same_rows_and_are_checked() -> N
         run_core_columns(text, blobs=blobs[:5] + [blobs[5] + b"x"] + blobs[6:])
 
 
+def test_a_float_column_with_missing_values_comes_as_bytes_and_reads_back_as_none() -> None:
+    """Unfinished transfers (no end, no fct) and pages go in the blobs with NaN
+    for each null: rows, the JSON output and the DataFrames see what the row
+    form holds."""
+    from array import array
+
+    from tcplab.api import encode_packed, run_core_columns
+
+    sc = tcplab.load(dumbbell(left=2, right=2, duration="1s", apps=[
+        {"type": "web", "name": "w", "src": "s0", "dst": "k0", "cycle": "100ms"},
+        {"type": "bulk", "name": "b", "src": "s1", "dst": "k1", "size": "inf"},
+    ]))  # fmt: skip
+    text, blobs = encode_packed(sc.to_core(packed=True))
+    cols = run_core_columns(text, blobs=blobs)
+    plain = json.loads(_core.run_json(json.dumps(sc.to_core())))
+    for table, col in (("flows", "end_s"), ("flows", "fct_s"), ("flows", "srtt_s"), ("pages", "end_s"), ("pages", "delay_s")):
+        values = cols[table][col]
+        assert isinstance(values, array) and values.typecode == "d", (table, col)
+        nulls = [r[col] is None for r in plain[table]]
+        assert any(nulls) and not all(nulls), (table, col)
+        assert [v != v for v in values] == nulls  # NaN exactly where the row form has null
+    assert _rows(cols, True) == _rows(plain, False)
+    assert rows_of(cols["flows"], [len(plain["flows"]) - 1])[0]["fct_s"] is None  # the bulk transfer's
+    res = tcplab.run(sc)
+    assert json.loads(res.to_json())["flows"] == plain["flows"]
+    assert res.flows["fct_s"].isna().tolist() == [r["fct_s"] is None for r in plain["flows"]]
+
+
 def test_a_dataframe_is_the_callers_to_change() -> None:
     res = tcplab.run(CASES["handshake-losses"])
     first = res.flows

@@ -188,15 +188,34 @@ TABLES = ("flows", "links", "pages", "traces", "web100", "ports", "packets")
 
 def rows_of(table: dict[str, Any], which: "Iterable[int] | None" = None) -> list[dict[str, Any]]:
     """A table given as columns (lists or arrays), as a list of rows of
-    Python values (those numbered in `which`)."""
+    Python values (those numbered in `which`). A float column's NaN is a
+    missing value (the core sends null as NaN), None in a row."""
     names = list(table)
     if which is None:
-        cols = [c.tolist() if hasattr(c, "tolist") else c for c in table.values()]
+        cols = [_listed(c) for c in table.values()]
         return [dict(zip(names, values)) for values in zip(*cols)]
     # Indexed where they are: an array's or a Levels' item is the Python
     # value its tolist() holds, with no list of the whole column.
     cols = list(table.values())
-    return [{n: c[i] for n, c in zip(names, cols)} for i in which]
+    return [{n: _cell(c, i) for n, c in zip(names, cols)} for i in which]
+
+
+def _listed(column: Any) -> list[Any]:
+    """A column as a list of Python values, a float array's NaN as None."""
+    if not hasattr(column, "tolist"):
+        return column
+    values = column.tolist()
+    if isinstance(column, array) and column.typecode == "d":
+        import numpy as np
+
+        for i in np.flatnonzero(np.isnan(np.frombuffer(column, dtype=np.float64))).tolist():
+            values[i] = None
+    return values
+
+
+def _cell(column: Any, i: int) -> Any:
+    v = column[i]
+    return None if v != v else v  # NaN (only a float is unequal to itself): a missing value
 
 #: Fields that measure the machine, not the simulation; they differ between
 #: identical runs and are left out of comparisons.

@@ -33,13 +33,17 @@ impl ser::Error for Error {
 }
 
 /// One column's values: while every value is an integer (that fits an i64)
-/// or every one a finite float, as numbers (each the 8 bytes of its
-/// little-endian form, which a blob holds as they are); while every one is
-/// a string of at most [`MAX_LEVELS`] distinct ones, as codes; while every
-/// one is a boolean, as bytes; otherwise as JSON text.
+/// or every one a finite float or null, as numbers (each the 8 bytes of its
+/// little-endian form, which a blob holds as they are; a null as NaN, which
+/// the row form also writes as null); while every one is a string of at
+/// most [`MAX_LEVELS`] distinct ones, as codes; while every one is a
+/// boolean, as bytes; while every one is null, as their count; otherwise as
+/// JSON text.
 enum Data {
     Ints(Vec<u8>),
     Floats(Vec<u8>),
+    /// Nulls only, so far (the column's `len` of them).
+    Nulls,
     /// Each value's index in the column's [`Levels`], 4 little-endian bytes.
     Codes(Vec<u8>),
     /// Booleans, a byte each (0 or 1).
@@ -98,6 +102,13 @@ impl Column {
         match (&mut self.data, cell) {
             (Data::Ints(v), Cell::Int(x)) => v.extend_from_slice(&x.to_le_bytes()),
             (Data::Floats(v), Cell::Float(x)) => v.extend_from_slice(&x.to_le_bytes()),
+            (Data::Floats(v), Cell::Null) => v.extend_from_slice(&f64::NAN.to_le_bytes()),
+            (Data::Nulls, Cell::Null) => {}
+            (data @ Data::Nulls, Cell::Float(x)) if self.len > 0 => {
+                let mut v = f64::NAN.to_le_bytes().repeat(self.len);
+                v.extend_from_slice(&x.to_le_bytes());
+                *data = Data::Floats(v);
+            }
             (Data::Codes(v), Cell::Level(c)) => v.extend_from_slice(&c.to_le_bytes()),
             (Data::Bools(v), Cell::Bool(b)) => v.push(u8::from(b)),
             (data, cell) => {
@@ -107,6 +118,7 @@ impl Column {
                         Cell::Float(x) => Data::Floats(x.to_le_bytes().to_vec()),
                         Cell::Level(c) => Data::Codes(c.to_le_bytes().to_vec()),
                         Cell::Bool(b) => Data::Bools(vec![u8::from(b)]),
+                        Cell::Null => Data::Nulls,
                         Cell::Other => Data::Text(Vec::new()),
                     };
                 }
@@ -129,6 +141,7 @@ impl Column {
             Data::Ints(v) | Data::Floats(v) => v.reserve_exact(8 * more),
             Data::Codes(v) => v.reserve_exact(4 * more),
             Data::Bools(v) => v.reserve_exact(more),
+            Data::Nulls => {}
             Data::Text(buf) => buf.reserve(more * (buf.len() + 1)),
         }
     }
@@ -159,7 +172,8 @@ impl Column {
         }
         match &self.data {
             Data::Ints(v) => join(out, v, i64::from_le_bytes),
-            Data::Floats(v) => join(out, v, f64::from_le_bytes),
+            Data::Floats(v) => join(out, v, f64::from_le_bytes), // NaN as null, as serde_json writes it
+            Data::Nulls => out.extend_from_slice(&b",null".repeat(self.len)[1.min(self.len)..]),
             Data::Bools(v) => {
                 for (i, &b) in v.iter().enumerate() {
                     if i > 0 {
@@ -286,6 +300,8 @@ enum Cell {
     /// A string, by its code in the column's levels.
     Level(u32),
     Bool(bool),
+    /// `None`, or a float that is not finite (serde_json writes both as null).
+    Null,
     Other,
 }
 
@@ -325,12 +341,15 @@ impl Serializer for Probe<'_> {
         Ok(i64::try_from(v).map_or(Cell::Other, Cell::Int))
     }
     fn serialize_f64(self, v: f64) -> Result<Cell, Error> {
-        // serde_json writes a non-finite float as null: keep that as text.
-        Ok(if v.is_finite() { Cell::Float(v) } else { Cell::Other })
+        // serde_json writes a non-finite float as null.
+        Ok(if v.is_finite() { Cell::Float(v) } else { Cell::Null })
+    }
+    fn serialize_none(self) -> Result<Cell, Error> {
+        Ok(Cell::Null)
     }
     // serde_json prints an f32 with f32's own shortest digits: keep it as text.
     other!(
-        serialize_f32(f32), serialize_char(char), serialize_bytes(&[u8]), serialize_none(),
+        serialize_f32(f32), serialize_char(char), serialize_bytes(&[u8]),
         serialize_unit(), serialize_unit_struct(&'static str), serialize_unit_variant(&'static str, u32, &'static str),
     );
     fn serialize_bool(self, v: bool) -> Result<Cell, Error> {
@@ -533,14 +552,40 @@ mod tests {
         assert_eq!(blobs, vec![1i64.to_le_bytes().to_vec(), 0.5f64.to_le_bytes().to_vec(), 3i64.to_le_bytes().to_vec()]);
         // Without blobs, the same numbers as text.
         assert_eq!(json(Columns::of(&rows[..1]).unwrap()), r#"{"n":[1],"x":[0.5],"m":[3]}"#);
-        // u64 beyond i64, NaN (written null) and None make text of what came before.
+        // u64 beyond i64 and None make text of the integers that came before;
+        // NaN (written null) stays in the floats' blob as NaN.
         let c = Columns::of(&rows).unwrap();
         let mut blobs = Vec::new();
         let mut out = Vec::new();
         c.write_json(&mut out, Some(&mut blobs));
-        assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
-        assert!(blobs.is_empty());
+        assert_eq!(String::from_utf8(out).unwrap(), r#"{"n":[1,18446744073709551615,2],"x":{"bin":0,"dtype":"<f8"},"m":[3,null,4]}"#);
+        assert_eq!(blobs, vec![[0.5f64, f64::NAN, 2.0].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()]);
         assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"n":[1,18446744073709551615,2],"x":[0.5,null,2.0],"m":[3,null,4]}"#);
+    }
+
+    #[derive(Serialize)]
+    struct Maybe {
+        x: Option<f64>,
+        y: Option<f64>,
+        z: Option<i64>,
+    }
+
+    #[test]
+    fn a_column_of_floats_and_nulls_goes_to_a_blob_with_nan_for_null() {
+        let (a, b, c) = (None, Some(1.5), Some(-2.0));
+        let rows = [Maybe { x: a, y: None, z: None }, Maybe { x: b, y: None, z: Some(3) }, Maybe { x: a, y: None, z: None }, Maybe { x: c, y: None, z: Some(4) }];
+        let (text, blobs) = blob_json(Columns::of(&rows).unwrap());
+        // Nulls first, then floats: NaN for each null before. Only nulls, or
+        // nulls then integers: text, as before.
+        assert_eq!(text, r#"{"x":{"bin":0,"dtype":"<f8"},"y":[null,null,null,null],"z":[null,3,null,4]}"#);
+        let nan = f64::NAN;
+        assert_eq!(blobs, vec![[nan, 1.5, nan, -2.0].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()]);
+        // Without blobs, and read back from the blob, the row form's values.
+        assert_eq!(json(Columns::of(&rows).unwrap()), r#"{"x":[null,1.5,null,-2.0],"y":[null,null,null,null],"z":[null,3,null,4]}"#);
+        let back: Vec<Option<f64>> = blobs[0].chunks_exact(8).map(|b| Some(f64::from_le_bytes(b.try_into().unwrap())).filter(|x| !x.is_nan())).collect();
+        assert_eq!(back, rows.iter().map(|r| r.x).collect::<Vec<_>>());
+        assert_eq!(json(Columns::of(&rows[..0]).unwrap()), "{}");
+        assert_eq!(json(Columns::of(&rows[..1]).unwrap()), r#"{"x":[null],"y":[null],"z":[null]}"#);
     }
 
     #[derive(Serialize)]
