@@ -273,6 +273,19 @@ def test_a_dataframe_is_the_callers_to_change() -> None:
     assert res.raw["flows"][0]["bytes_delivered"] == delivered
 
 
+def test_the_frame_a_save_writes_shares_the_results_columns_and_a_users_frame_does_not() -> None:
+    import numpy as np
+
+    from tcplab.api import TABLE_COLUMNS, _frame
+
+    res = tcplab.run(CASES["handshake-losses"])
+    for copy in (True, False):
+        frame = _frame(res.data["flows"], TABLE_COLUMNS["flows"], "flows", copy=copy)
+        for col in ("bytes_delivered", "goodput_bps", "srtt_s"):
+            assert np.shares_memory(frame[col].to_numpy(), np.frombuffer(res.data["flows"][col])) is not copy, (col, copy)
+        assert frame.equals(res.flows)
+
+
 def test_an_application_setting_a_shared_field_to_none_writes_it_as_the_shared_table_does() -> None:
     """A per-application [tcp] key whose value parses to None ('inf' ssthresh, 'none'
     retries, a 'random' clock phase) is written back as written, and the written

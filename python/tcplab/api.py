@@ -42,15 +42,16 @@ NULLABLE = {
 }
 
 
-def _frame(table: dict[str, list[Any]], columns: list[str], name: str = "") -> "pd.DataFrame":
+def _frame(table: dict[str, list[Any]], columns: list[str], name: str = "", copy: bool = True) -> "pd.DataFrame":
     """A DataFrame of result table `name` given as columns (pandas is imported
-    on first use: a run needs none)."""
+    on first use: a run needs none). Without `copy`, the numeric columns are
+    views of the result's own: for a frame that is only read, never handed out."""
     import pandas as pd
 
     if not table:
         return pd.DataFrame.from_records([], columns=columns)
     typed = NULLABLE.get(name, {})
-    return pd.DataFrame({c: _typed(table[c], typed.get(c)) for c in columns}, columns=columns, copy=False)
+    return pd.DataFrame({c: _typed(table[c], typed.get(c), copy) for c in columns}, columns=columns, copy=False)
 
 
 def _arrow(table: dict[str, Any], columns: list[str], name: str = "") -> Any:
@@ -77,16 +78,16 @@ def _arrow(table: dict[str, Any], columns: list[str], name: str = "") -> Any:
     return pa.Table.from_arrays(arrays, names=columns)
 
 
-def _typed(values: Any, dtype: str | None) -> Any:
+def _typed(values: Any, dtype: str | None, copy: bool = True) -> Any:
     """A column as `_column` makes it, or of `dtype` (missing values as NA or NaN)."""
     if dtype is None:
-        return _column(values)
+        return _column(values, copy)
     import numpy as np
     import pandas as pd
 
     if dtype == "Int64":
-        return pd.array(values if isinstance(values, list) else np.asarray(_column(values)), dtype="Int64")
-    return np.array(values, dtype=np.float64)
+        return pd.array(values if isinstance(values, list) else np.asarray(_column(values, copy)), dtype="Int64")
+    return np.array(values, dtype=np.float64) if copy else np.asarray(values, dtype=np.float64)
 
 
 class Levels(Sequence[Any]):
@@ -157,7 +158,7 @@ class Levels(Sequence[Any]):
         return np.asarray(self.levels, dtype=object)[self._codes()]
 
 
-def _column(values: Any) -> Any:
+def _column(values: Any, copy: bool = True) -> Any:
     """A numeric column as a NumPy array: pandas' type inference over a list
     costs several times more. An all-integer column becomes int64 and a float
     column float64 (None as NaN), as pandas would infer them; a column of
@@ -169,7 +170,8 @@ def _column(values: Any) -> Any:
         return values.pandas()
     if isinstance(values, array):
         # A copy: each DataFrame is the caller's to change, as the result stays as it was.
-        return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64).copy()
+        view = np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64)
+        return view.copy() if copy else view
     if values:
         kind = type(values[0])
         try:
@@ -340,7 +342,8 @@ class Result:
         d = out_directory("out_dir", out_dir)
         written = []
         for name in TABLES:
-            frame = getattr(self, name)
+            # Read once and dropped: the frame may share the result's columns (no copy of each).
+            frame = _frame(self.data[name], columns=TABLE_COLUMNS[name], name=name, copy=False)
             path = d / f"{name}.{fmt}"
             if fmt == "csv":
                 write_csv(frame, path)
@@ -474,6 +477,9 @@ _LINK_COLUMNS = [
     "drop_bytes", "loss_drops", "backlog_end", "propagating_end", "utilization", "queue_avg_pkts", "queue_max_pkts",
     "queue_max_bytes",
 ]  # fmt: skip
+#: Each result table's columns, in order.
+TABLE_COLUMNS = {"flows": _FLOW_COLUMNS, "links": _LINK_COLUMNS, "pages": _PAGE_COLUMNS, "traces": _TRACE_COLUMNS, "web100": WEB100_COLUMNS,
+                 "ports": _PORT_COLUMNS, "packets": _PACKET_COLUMNS}  # fmt: skip
 
 
 def run_core(core_doc: str, seed: int | None = None) -> str:

@@ -63,16 +63,15 @@ def execute(core_json: str, cancel: Any = None) -> dict[str, Any]:
     writes the store, and without pandas, whose frames cost a study's short
     runs several times their simulation. `cancel` (a ``_core.Cancel``)
     stops the run's loop once set."""
-    from .api import _FLOW_COLUMNS, _LINK_COLUMNS, _PACKET_COLUMNS, _PAGE_COLUMNS, _PORT_COLUMNS, _TRACE_COLUMNS, WEB100_COLUMNS, _arrow, run_core_columns
+    from .api import TABLE_COLUMNS, _arrow, run_core_columns
     from .metrics import run_metrics
 
     t0 = time.perf_counter()
     res = run_core_columns(core_json, cancel=cancel)
     wall = time.perf_counter() - t0
     tables = {
-        name: _arrow(res[name], cols, name) if res[name] else _empty(name, cols)
-        for name, cols in (("flows", _FLOW_COLUMNS), ("links", _LINK_COLUMNS), ("pages", _PAGE_COLUMNS), ("ports", _PORT_COLUMNS),
-                           ("traces", _TRACE_COLUMNS), ("packets", _PACKET_COLUMNS), ("web100", WEB100_COLUMNS))  # fmt: skip
+        name: _arrow(res[name], TABLE_COLUMNS[name], name) if res[name] else _empty(name, TABLE_COLUMNS[name])
+        for name in ("flows", "links", "pages", "ports", "traces", "packets", "web100")
     }
     metrics = run_metrics(res["flows"], res["links"], res["pages"], res["engine"])
     return {"wall_s": wall, "engine": res["engine"], "tables": tables, "metrics": metrics}
