@@ -273,6 +273,18 @@ def test_a_dataframe_is_the_callers_to_change() -> None:
     assert res.raw["flows"][0]["bytes_delivered"] == delivered
 
 
+@pytest.mark.parametrize("n", [5, 100_001])
+def test_a_float_columns_nan_is_none_in_its_list_short_or_long(n: int) -> None:
+    from array import array
+
+    from tcplab.api import _listed
+
+    nan = float("nan")
+    values = array("d", [0.5, nan, 2.0, nan, -1.0] + [3.0] * (n - 5))
+    assert _listed(values) == [0.5, None, 2.0, None, -1.0] + [3.0] * (n - 5)
+    assert _listed(array("q", [1, 2])) == [1, 2] and _listed(["a", None]) == ["a", None]
+
+
 def test_the_frame_a_save_writes_shares_the_results_columns_and_a_users_frame_does_not() -> None:
     import numpy as np
 

@@ -208,6 +208,8 @@ def _listed(column: Any) -> list[Any]:
         return column
     values = column.tolist()
     if isinstance(column, array) and column.typecode == "d":
+        if len(values) < 100_000:  # no NumPy to import (start-up time) for a short table
+            return [None if v != v else v for v in values]
         import numpy as np
 
         for i in np.flatnonzero(np.isnan(np.frombuffer(column, dtype=np.float64))).tolist():
