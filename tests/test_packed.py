@@ -285,6 +285,19 @@ def test_a_float_columns_nan_is_none_in_its_list_short_or_long(n: int) -> None:
     assert _listed(array("q", [1, 2])) == [1, 2] and _listed(["a", None]) == ["a", None]
 
 
+@pytest.mark.parametrize("rows_at_once", [1, 7, 10_000])
+def test_the_json_written_in_pieces_is_the_whole_documents_text(tmp_path, rows_at_once: int) -> None:
+    # Web clients over an ATM port, every connection traced, the T3 logged and captured: every table has rows.
+    trace = {"trace.web100": True, "trace.on_change": True, "trace.links": ["r0->r1"], "sim.duration": "2s"}
+    res = tcplab.run("examples/atm-ubr.toml", overrides=trace, pcap=tmp_path)
+    whole = json.dumps(res.to_dict(), sort_keys=True, allow_nan=False)
+    assert all(res.raw[t] for t in TABLES) and res.data["captures"]
+    pieces = list(res.json_pieces(rows_at_once))
+    assert "".join(pieces) == whole == res.to_json()
+    assert len(pieces) > len(res.raw["packets"]) // rows_at_once  # a piece per chunk of rows, not one text
+    assert json.loads(res.to_json(indent=1)) == json.loads(whole)
+
+
 def test_the_frame_a_save_writes_shares_the_results_columns_and_a_users_frame_does_not() -> None:
     import numpy as np
 

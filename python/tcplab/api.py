@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -19,7 +20,7 @@ from .csv_out import write_csv
 from .errors import FieldProblem, InternalError, ScenarioError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     import pandas as pd
 
@@ -306,25 +307,45 @@ class Result:
         packets_dropped, packets_in_network_end, packet_pool_peak."""
         return dict(self.data["engine"])
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, tables: bool = True) -> dict[str, Any]:
+        """All results as one dictionary, each table a list of rows
+        (`tables` False: without the tables)."""
         return {
             "tcplab_version": _core.__version__,
             "seed": self.scenario.sim.seed,
             "scenario": self.scenario.model_dump(mode="json", by_alias=True),
-            "flows": self.raw["flows"],
-            "links": self.raw["links"],
-            "pages": self.raw["pages"],
-            "traces": self.raw["traces"],
-            "web100": self.raw["web100"],
-            "ports": self.raw["ports"],
-            "packets": self.raw["packets"],
-            "engine": self.raw["engine"],
-            **({"captures": self.raw["captures"]} if self.raw.get("captures") else {}),
+            **({name: self.raw[name] for name in TABLES} if tables else {}),
+            "engine": self.data["engine"],
+            **({"captures": self.data["captures"]} if self.data.get("captures") else {}),
         }
 
     def to_json(self, indent: int | None = None) -> str:
         """All results as one JSON document (keys sorted, so equal runs give equal text)."""
+        if indent is None:
+            return "".join(self.json_pieces())
         return json.dumps(self.to_dict(), sort_keys=True, indent=indent, allow_nan=False)
+
+    def json_pieces(self, rows_at_once: int = 10_000) -> "Iterator[str]":
+        """:meth:`to_json`'s text in pieces, each table's rows `rows_at_once`
+        at a time: a run of millions of transfers is written (``tcplab run
+        --json``) without all its rows as dictionaries or the whole text in
+        memory at once."""
+        doc = self.to_dict(tables=False)
+        dumps = functools.partial(json.dumps, sort_keys=True, allow_nan=False)
+        yield "{"
+        for n, key in enumerate(sorted([*doc, *TABLES])):
+            yield (", " if n else "") + f"{dumps(key)}: "
+            if key not in TABLES:
+                yield dumps(doc[key])
+                continue
+            table = self.data[key]
+            rows = len(next(iter(table.values()))) if table else 0
+            yield "["
+            for start in range(0, rows, rows_at_once):
+                piece = dumps(rows_of({k: c[start : start + rows_at_once] for k, c in table.items()}))
+                yield (", " if start else "") + piece[1:-1]  # the rows without the list's brackets
+            yield "]"
+        yield "}"
 
     def scenario_toml(self) -> str:
         """The scenario as it ran, as a scenario file: the fields it was given

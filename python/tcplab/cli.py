@@ -145,7 +145,10 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
         _fail(str(e), 1)
         return
     if as_json:
-        click.echo(res.to_json())
+        stdout = click.get_text_stream("stdout")
+        for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
+            stdout.write(piece)
+        stdout.write("\n")
     else:
         print_summary(res, _terminal_width(132))
     if out is not None:
