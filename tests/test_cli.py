@@ -486,3 +486,16 @@ def test_an_allocation_of_variation_of_one_run_per_cell_has_no_intervals_and_val
     assert r.exit_code == 0 and r.stderr == ""
     assert [(x["tcp.iw"], x["mean"], x["mean_lo"]) for x in json.loads(r.stdout)] == [(1, power[0], None), (4, power[1], None)]
     assert any(float(f"{v:.10g}") != v for v in power), power  # a value 10 digits do not hold
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("json_out", [True, False])
+def test_results_that_cannot_be_written_to_stdout_end_with_an_error_not_a_traceback(json_out: bool) -> None:
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-m", "tcplab.cli", "run", EXAMPLE, *(["--json"] if json_out else [])]
+    with open("/dev/full", "w") as full:
+        r = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert r.returncode == 1
+    assert r.stderr == "error: cannot write the results to standard output: No space left on device\n"

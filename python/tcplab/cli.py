@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from pathlib import Path
@@ -144,13 +145,19 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
     except TcplabError as e:
         _fail(str(e), 1)
         return
-    if as_json:
-        stdout = click.get_text_stream("stdout")
-        for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
-            stdout.write(piece)
-        stdout.write("\n")
-    else:
-        print_summary(res, _terminal_width(132))
+    try:
+        if as_json:
+            stdout = click.get_text_stream("stdout")
+            for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
+                stdout.write(piece)
+            stdout.write("\n")
+            stdout.flush()
+        else:
+            print_summary(res, _terminal_width(132))
+    except OSError as e:
+        if e.errno == errno.EPIPE:  # the reader stopped early (| head): click ends quietly
+            raise
+        _fail(f"cannot write the results to standard output: {e.strerror}", 1)
     if out is not None:
         try:
             files = res.save(out, fmt or "csv")
