@@ -4,6 +4,7 @@ for byte, whichever writer it picks."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -101,3 +102,23 @@ def test_a_runs_tables_are_saved_as_pandas_writes_them(tmp_path, always_fast):
     for p in tables:
         assert len(getattr(res, p.stem)) > 0, p.name
         assert p.read_bytes() == getattr(res, p.stem).to_csv(index=False).encode(), p.name
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize("fast_rows", [0, 10**9])  # DuckDB writes, pandas writes
+def test_a_file_that_cannot_be_written_raises_oserror_naming_it_and_the_cli_says_so(tmp_path, monkeypatch, fast_rows):
+    from click.testing import CliRunner
+
+    from tcplab.cli import main
+
+    monkeypatch.setattr(csv_out, "FAST_ROWS", fast_rows)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "flows.csv").symlink_to("/dev/full")
+    if fast_rows == 0:
+        with pytest.raises(OSError) as e:
+            csv_out.write_csv(pd.DataFrame({"v": [1, 2]}), out / "flows.csv")
+        assert (e.value.errno, e.value.strerror, e.value.filename) == (28, "No space left on device", str(out / "flows.csv"))
+    r = CliRunner().invoke(main, ["run", "examples/dumbbell-bulk.toml", "--out", str(out)])
+    assert r.exit_code == 1
+    assert r.output.endswith(f"error: --out {str(out)!r}: cannot write {out / 'flows.csv'}: No space left on device\n")

@@ -548,6 +548,11 @@ def test_analyze_export_and_plot_from_the_store(tmp_path) -> None:
     r = CliRunner().invoke(main, ["export", store, "--format", "csv", "--out", str(tmp_path / "it's")])
     assert r.exit_code == 0, r.output
     assert len(pd.read_csv(tmp_path / "it's" / "flows.csv")) == len(flows)
+    if Path("/dev/full").exists():  # a file that cannot be written: DuckDB's error as the OSError pandas would raise
+        (tmp_path / "full").mkdir()
+        (tmp_path / "full" / "factors.csv").symlink_to("/dev/full")
+        r = CliRunner().invoke(main, ["export", store, "--format", "csv", "--out", str(tmp_path / "full")])
+        assert r.exit_code == 1 and r.output == f"error: cannot write {tmp_path / 'full' / 'factors.csv'}: No space left on device\n"
     (tmp_path / "afile").write_text("")
     r = CliRunner().invoke(main, ["export", store, "--out", str(tmp_path / "afile")])
     assert r.exit_code == 2 and r.output == f"error: --out '{tmp_path / 'afile'}': is a file; expected a directory (made if missing)\n"

@@ -368,10 +368,14 @@ class Result:
             # Read once and dropped: the frame may share the result's columns (no copy of each).
             frame = _frame(self.data[name], columns=TABLE_COLUMNS[name], name=name, copy=False)
             path = d / f"{name}.{fmt}"
-            if fmt == "csv":
-                write_csv(frame, path)
-            else:
-                frame.to_parquet(path, index=False)
+            try:
+                if fmt == "csv":
+                    write_csv(frame, path)
+                else:
+                    frame.to_parquet(path, index=False)
+            except OSError as e:
+                e.filename = e.filename or str(path)  # pandas' error at the file's close names none
+                raise
             written.append(path)
         (d / "engine.json").write_text(json.dumps(self.engine, sort_keys=True, indent=1) + "\n")
         (d / "scenario.toml").write_text(self.scenario_toml())

@@ -22,7 +22,10 @@ values written both ways; if the bytes differ, every table goes to pandas.
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
+import re
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -94,10 +97,22 @@ def _duck_write(frame: "pd.DataFrame", query: str, path: Path) -> bool:
             if con.execute(f"SELECT count(*) FROM t WHERE {unsafe}").fetchone()[0]:
                 return False
         quoted = str(path).replace("'", "''")
-        con.execute(f"COPY ({query}) TO '{quoted}' (FORMAT CSV, HEADER, DELIMITER ',')")
+        try:
+            con.execute(f"COPY ({query}) TO '{quoted}' (FORMAT CSV, HEADER, DELIMITER ',')")
+        except duckdb.IOException as e:
+            raise as_os_error(e, path) from e
         return True
     finally:
         con.close()
+
+
+def as_os_error(e: Exception, path: str | Path) -> OSError:
+    """DuckDB's error writing `path` (a full disk, a directory in the way) as
+    the OSError pandas or `open` would raise, with the errno DuckDB's message
+    gives (EIO without one), so that callers handle one kind."""
+    found = re.search(r'"errno":\s*"?(\d+)', str(e))
+    code = int(found.group(1)) if found else errno.EIO
+    return OSError(code, os.strerror(code), str(path))
 
 
 @functools.cache

@@ -471,6 +471,7 @@ class Store:
         only that sweep's runs (a study's store holds its sensitivity
         variants' sweeps too), and its rows of `sweep_runs`."""
         from .api import out_directory
+        from .csv_out import as_os_error
 
         # '' wrote every table into the working directory, 'xlsx' was DuckDB's
         # CatalogException after the directory was made, a file a FileExistsError.
@@ -484,11 +485,14 @@ class Store:
             p = d / f"{t}.{fmt}"
             opt = "(FORMAT PARQUET)" if fmt == "parquet" else "(HEADER, DELIMITER ',')"
             quoted = str(p).replace("'", "''")  # a quote in the path is doubled inside SQL's quotes
-            if sweep is None:
-                self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{quoted}' {opt}")
-            else:
-                only = "sweep = $1" if t == "sweep_runs" else f"run_id IN (SELECT run_id FROM ({self._members()}) WHERE sweep = $1)"
-                self.con.execute(f"COPY (SELECT * FROM {t} WHERE {only} ORDER BY ALL) TO '{quoted}' {opt}", [sweep])
+            try:
+                if sweep is None:
+                    self.con.execute(f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{quoted}' {opt}")
+                else:
+                    only = "sweep = $1" if t == "sweep_runs" else f"run_id IN (SELECT run_id FROM ({self._members()}) WHERE sweep = $1)"
+                    self.con.execute(f"COPY (SELECT * FROM {t} WHERE {only} ORDER BY ALL) TO '{quoted}' {opt}", [sweep])
+            except duckdb.IOException as e:
+                raise as_os_error(e, p) from e
             written.append(p)
         return written
 
