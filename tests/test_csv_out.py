@@ -64,6 +64,7 @@ def test_other_column_types_are_not_offered_to_duckdb():
     assert csv_out._fast_query(pd.DataFrame({"f": np.array([1.5], dtype=np.float32)})) is None
     assert csv_out._fast_query(pd.DataFrame({"o": [1, "a"]})) is None
     assert csv_out._fast_query(pd.DataFrame({"two words": [1]})) is None
+    assert csv_out._fast_query(pd.DataFrame({"i": [1], "I": [2]})) is None  # one column to SQL
 
 
 FLOATS = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.0, -0.0, 1e-05, 1e16, 1.5e300, 5e-324, 0.1])

@@ -46,10 +46,7 @@ _UNSAFE = r"[#\x00-\x1f\x7f]"
 def write_csv(frame: "pd.DataFrame", path: str | Path) -> None:
     """Write `frame` to `path` as ``frame.to_csv(path, index=False)`` would."""
     query = _fast_query(frame) if len(frame) >= FAST_ROWS else None
-    if query is None or not _writers_agree():
-        frame.to_csv(path, index=False)
-        return
-    if not _duck_write(frame, query, Path(path)):
+    if query is None or not _writers_agree() or not _duck_write(frame, query, Path(path)):
         frame.to_csv(path, index=False)
 
 
@@ -58,6 +55,8 @@ def _fast_query(frame: "pd.DataFrame") -> str | None:
     pandas would, or None where a column's type is not one handled."""
     import pandas as pd
 
+    if len({str(n).lower() for n in frame.columns}) < len(frame.columns):
+        return None  # SQL's names ignore case: 'a' and 'A' would be one column
     cols = []
     for name, dtype in frame.dtypes.items():
         if not isinstance(name, str) or not name.isidentifier():
