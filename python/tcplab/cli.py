@@ -147,7 +147,7 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
         return
     try:
         if as_json:
-            stdout = click.get_text_stream("stdout")
+            stdout = sys.stdout
             for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
                 stdout.write(piece)
             stdout.write("\n")
