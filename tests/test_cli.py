@@ -489,13 +489,12 @@ def test_an_allocation_of_variation_of_one_run_per_cell_has_no_intervals_and_val
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("json_out", [True, False])
-def test_results_that_cannot_be_written_to_stdout_end_with_an_error_not_a_traceback(json_out: bool) -> None:
+@pytest.mark.parametrize("args", [["run", EXAMPLE, "--json"], ["run", EXAMPLE], ["--help"], ["run", "--help"]], ids=" ".join)
+def test_output_that_cannot_be_written_to_stdout_ends_with_an_error_not_a_traceback(args: list[str]) -> None:
     import subprocess
     import sys
 
-    args = [sys.executable, "-m", "tcplab.cli", "run", EXAMPLE, *(["--json"] if json_out else [])]
     with open("/dev/full", "w") as full:
-        r = subprocess.run(args, stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
+        r = subprocess.run([sys.executable, "-m", "tcplab.cli", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
     assert r.returncode == 1
-    assert r.stderr == "error: cannot write the results to standard output: No space left on device\n"
+    assert r.stderr == "error: cannot write the output: No space left on device\n"

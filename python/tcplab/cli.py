@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import sys
 from pathlib import Path
@@ -82,9 +81,26 @@ def _parse_sets(sets: tuple[str, ...]) -> dict[str, Any]:
     return out
 
 
+def _cannot_write(e: OSError) -> str:
+    """A write that failed (a full disk), as the line a command prints."""
+    return f"cannot write {e.filename if e.filename is not None else 'the output'}: {e.strerror}"
+
+
 class _Group(click.Group):
     """The command group: Ctrl-C ends any command with status 130 and a line
-    saying what is kept (click's own 'Aborted!' exits 1)."""
+    saying what is kept (click's own 'Aborted!' exits 1); a write that fails
+    where no command expects it (standard output on a full disk, even for
+    --help) with status 1 and one line, not a traceback."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().main(*args, **kwargs)  # click itself ends quietly when a reader stops early (EPIPE)
+        except OSError as e:
+            try:
+                click.echo(f"error: {_cannot_write(e)}", err=True)
+            except OSError:
+                pass  # standard error cannot be written either
+            sys.exit(1)
 
     def invoke(self, ctx: click.Context) -> Any:
         from .errors import Interrupted
@@ -145,19 +161,13 @@ def run_cmd(scenario: str, sets: tuple[str, ...], seed: int | None, as_json: boo
     except TcplabError as e:
         _fail(str(e), 1)
         return
-    try:
-        if as_json:
-            stdout = sys.stdout
-            for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
-                stdout.write(piece)
-            stdout.write("\n")
-            stdout.flush()
-        else:
-            print_summary(res, _terminal_width(132))
-    except OSError as e:
-        if e.errno == errno.EPIPE:  # the reader stopped early (| head): click ends quietly
-            raise
-        _fail(f"cannot write the results to standard output: {e.strerror}", 1)
+    if as_json:
+        for piece in res.json_pieces():  # a table's rows a chunk at a time: millions of rows take no more memory
+            sys.stdout.write(piece)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    else:
+        print_summary(res, _terminal_width(132))
     if out is not None:
         try:
             files = res.save(out, fmt or "csv")
@@ -231,7 +241,7 @@ def plot_cmd(figure: str, scenario: str | None, out: str, apps: tuple[str, ...],
         _fail(str(e), 2 if isinstance(e, StoreError) else 1)
         return
     except OSError as e:
-        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
+        _fail(_cannot_write(e), 1)
         return
     click.echo(f"wrote {path}")
 
@@ -462,7 +472,7 @@ def reproduce_cmd(study: str, quick: bool, jobs: int | None, out: str | None, qu
     except TcplabError as e:
         _fail(str(e), 1)
     except OSError as e:
-        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
+        _fail(_cannot_write(e), 1)
 
 
 @main.command("export")
@@ -486,7 +496,7 @@ def export_cmd(store: str, fmt: str, out: str, sweep: str | None) -> None:
     except StoreError as e:
         _fail(str(e))
     except OSError as e:
-        _fail(f"cannot write {e.filename}: {e.strerror}", 1)
+        _fail(_cannot_write(e), 1)
     finally:
         st.close()
 
