@@ -247,11 +247,15 @@ class Result:
         """The same output with each table as a list of rows (dictionaries)."""
         return {k: rows_of(v) if k in TABLES else v for k, v in self.data.items()}
 
+    def _table(self, name: str, copy: bool = True) -> "pd.DataFrame":
+        """Result table `name` as a DataFrame (see :func:`_frame` for `copy`)."""
+        return _frame(self.data[name], columns=TABLE_COLUMNS[name], name=name, copy=copy)
+
     @property
     def flows(self) -> pd.DataFrame:
         """One row per transfer (connection): identity, sizes and times, goodput,
         and web100-style counters (see the README's Results section)."""
-        return _frame(self.data["flows"], columns=_FLOW_COLUMNS, name="flows")
+        return self._table("flows")
 
     @property
     def links(self) -> pd.DataFrame:
@@ -259,39 +263,39 @@ class Result:
         departures, departure_bytes, drops, drop_bytes, backlog_end,
         propagating_end, utilization, queue_avg_pkts, queue_max_pkts,
         queue_max_bytes."""
-        return _frame(self.data["links"], columns=_LINK_COLUMNS, name="links")
+        return self._table("links")
 
     @property
     def pages(self) -> pd.DataFrame:
         """One row per web page: id, app, start_s, end_s, delay_s, objects, bytes, completed."""
-        return _frame(self.data["pages"], columns=_PAGE_COLUMNS, name="pages")
+        return self._table("pages")
 
     @property
     def traces(self) -> pd.DataFrame:
         """Per-connection time series (with ``[trace] interval`` or ``on_change``):
         flow, app, t, cwnd, ssthresh, srtt_s, rttvar_s, rto_s, flight, snd_una,
         snd_nxt, rwnd (bytes), tput_bps (periodic rows), state."""
-        return _frame(self.data["traces"], columns=_TRACE_COLUMNS, name="traces")
+        return self._table("traces")
 
     @property
     def web100(self) -> pd.DataFrame:
         """web100 / RFC 4898 samples (with ``[trace] web100``), one row per traced
         connection per interval: flow, app, t, then the variables under their
         web100 names (see the README's Results section)."""
-        return _frame(self.data["web100"], columns=WEB100_COLUMNS, name="web100")
+        return self._table("web100")
 
     @property
     def ports(self) -> pd.DataFrame:
         """One row per UBR switch port (an ATM link with a ubr queue): link, policy,
         buffer_cells, frames, cells_in, early_drops, ppd_frames, dropped_cells,
         wasted_cells, frames_out, vc_max_cells, vc_max_mean."""
-        return _frame(self.data["ports"], columns=_PORT_COLUMNS, name="ports")
+        return self._table("ports")
 
     @property
     def packets(self) -> pd.DataFrame:
         """The packet log of the links in ``[trace] links``: t, link, event
         (enqueue, dequeue, drop), flow, app, kind, seq, len, retx."""
-        return _frame(self.data["packets"], columns=_PACKET_COLUMNS, name="packets")
+        return self._table("packets")
 
     @property
     def captures(self) -> pd.DataFrame:
@@ -366,7 +370,7 @@ class Result:
         written = []
         for name in TABLES:
             # Read once and dropped: the frame may share the result's columns (no copy of each).
-            frame = _frame(self.data[name], columns=TABLE_COLUMNS[name], name=name, copy=False)
+            frame = self._table(name, copy=False)
             path = d / f"{name}.{fmt}"
             try:
                 if fmt == "csv":
