@@ -12,7 +12,7 @@
 //! booleans likewise, a byte each: the Python side then makes no object per row.
 
 use serde::ser::{self, Impossible, Serialize, SerializeMap, SerializeStruct, Serializer};
-use std::collections::HashMap;
+use crate::engine::fxhash::FastMap;
 use std::fmt;
 
 #[derive(Debug)]
@@ -60,7 +60,7 @@ pub const MAX_LEVELS: usize = 4096;
 #[derive(Default)]
 struct Levels {
     names: Vec<String>,
-    index: HashMap<String, u32>,
+    index: FastMap<String, u32>,
     /// The last code given: a log's rows often repeat their neighbour's value.
     last: u32,
 }
@@ -89,6 +89,10 @@ impl Levels {
 
 struct Column {
     name: String,
+    /// The address of the `&'static str` key last found to be `name`: a
+    /// struct's rows give the same static keys, so a column is then
+    /// found without comparing its name.
+    key_at: usize,
     data: Data,
     len: usize,
     levels: Levels,
@@ -133,6 +137,58 @@ impl Column {
         }
         self.len += 1;
         Ok(())
+    }
+
+    /// Append `other`, the same column of the rows that follow: the column
+    /// [`Column::push`] makes of them one after another.
+    fn append(&mut self, other: Column) {
+        let Column { data, len, levels, .. } = other;
+        if len == 0 {
+            return;
+        }
+        if self.len == 0 {
+            (self.data, self.len, self.levels) = (data, len, levels);
+            return;
+        }
+        let data = match (&mut self.data, data) {
+            (Data::Ints(a), Data::Ints(b)) | (Data::Floats(a), Data::Floats(b)) | (Data::Bools(a), Data::Bools(b)) => {
+                a.extend_from_slice(&b);
+                None
+            }
+            (Data::Nulls, Data::Nulls) => None,
+            (Data::Floats(a), Data::Nulls) => {
+                a.extend_from_slice(&f64::NAN.to_le_bytes().repeat(len));
+                None
+            }
+            (data @ Data::Nulls, Data::Floats(b)) => {
+                let mut v = f64::NAN.to_le_bytes().repeat(self.len);
+                v.extend_from_slice(&b);
+                *data = Data::Floats(v);
+                None
+            }
+            // The other's strings take codes after these, in the order they
+            // first came: the order one pass would have given them.
+            (Data::Codes(a), Data::Codes(b)) => match levels.names.iter().map(|s| self.levels.code(s)).collect::<Option<Vec<u32>>>() {
+                Some(to) => {
+                    a.reserve(b.len());
+                    for c in b.chunks_exact(4) {
+                        a.extend_from_slice(&to[u32::from_le_bytes(c.try_into().expect("4 bytes")) as usize].to_le_bytes());
+                    }
+                    None
+                }
+                None => Some(Data::Codes(b)),
+            },
+            (_, data) => Some(data),
+        };
+        if let Some(data) = data {
+            // Values of two kinds, or more strings than codes: text, as one
+            // pass turns a column into text at its first value of another kind.
+            let rest = Column { name: String::new(), key_at: 0, data, len, levels };
+            let buf = self.make_text();
+            buf.push(b',');
+            rest.write_values(buf);
+        }
+        self.len += len;
     }
 
     /// Room for `more` values like the ones so far (text: as long as the first).
@@ -208,6 +264,11 @@ pub struct Columns {
 impl Columns {
     /// The columns of `rows` (each a struct, or a struct with flattened fields).
     pub fn of<T: Serialize>(rows: &[T]) -> Result<Columns, Error> {
+        Columns::with_room(rows, rows.len())
+    }
+
+    /// [`Columns::of`], with room made for `room` rows in all.
+    fn with_room<T: Serialize>(rows: &[T], room: usize) -> Result<Columns, Error> {
         let mut c = Columns::default();
         for r in rows {
             c.cursor = 0;
@@ -220,11 +281,61 @@ impl Columns {
                 // Room for every row at once: growing 400,000-row columns by
                 // doubling copies them and faults in memory twice over.
                 for col in &mut c.cols {
-                    col.reserve(rows.len() - 1);
+                    col.reserve(room.max(rows.len()) - 1);
                 }
             }
         }
         Ok(c)
+    }
+
+    /// [`Columns::push`] for a struct's field, whose key lives for the whole
+    /// program: the same address and length are the same key.
+    fn push_field<V: Serialize + ?Sized>(&mut self, key: &'static str, value: &V) -> Result<(), Error> {
+        let at = key.as_ptr() as usize;
+        if let Some(col) = self.cols.get_mut(self.cursor).filter(|c| c.key_at == at && c.name.len() == key.len()) {
+            col.push(value)?;
+            self.cursor += 1;
+            return Ok(());
+        }
+        self.push(key, value)?;
+        self.cols[self.cursor - 1].key_at = at;
+        Ok(())
+    }
+
+    /// [`Columns::of`], built in two halves side by side when `parallel`
+    /// (and there are two rows or more): the same columns.
+    pub fn of_halves<T: Serialize + Sync>(rows: &[T], parallel: bool) -> Result<Columns, Error> {
+        if !parallel || rows.len() < 2 {
+            return Columns::of(rows);
+        }
+        Columns::of_parts(rows, rows.len() / 2, true)
+    }
+
+    /// [`Columns::of`], built as the rows before `at` and those after, the
+    /// second part on a helper thread when `parallel`.
+    fn of_parts<T: Serialize + Sync>(rows: &[T], at: usize, parallel: bool) -> Result<Columns, Error> {
+        let (a, b) = rows.split_at(at);
+        // The first part makes room for the second's rows too.
+        if let (Ok(mut a), Ok(b)) = super::results::both(|| Columns::with_room(a, rows.len()), || Columns::of(b), parallel) {
+            if a.append(b) {
+                return Ok(a);
+            }
+        }
+        // Rows of differing fields: the error one pass gives.
+        Columns::of(rows)
+    }
+
+    /// Append `other`, the columns of the rows that follow: whether they have
+    /// the same fields in the same order (if not, `self` is left as it was).
+    fn append(&mut self, other: Columns) -> bool {
+        if self.cols.len() != other.cols.len() || self.cols.iter().zip(&other.cols).any(|(a, b)| a.name != b.name) {
+            return false;
+        }
+        for (a, b) in self.cols.iter_mut().zip(other.cols) {
+            a.append(b);
+        }
+        self.rows += other.rows;
+        true
     }
 
     fn push<V: Serialize + ?Sized>(&mut self, key: &str, value: &V) -> Result<(), Error> {
@@ -233,7 +344,7 @@ impl Columns {
         } else if let Some(k) = self.cols.iter().position(|c| c.name == key) {
             k
         } else if self.rows == 0 {
-            self.cols.push(Column { name: key.to_owned(), data: Data::Text(Vec::new()), len: 0, levels: Levels::default() });
+            self.cols.push(Column { name: key.to_owned(), key_at: 0, data: Data::Text(Vec::new()), len: 0, levels: Levels::default() });
             self.cols.len() - 1
         } else {
             return Err(Error(format!("field '{key}' is missing from the first row")));
@@ -459,7 +570,7 @@ impl SerializeStruct for RowSer<'_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, value: &T) -> Result<(), Error> {
-        self.cols.push(key, value)
+        self.cols.push_field(key, value)
     }
     fn end(self) -> Result<(), Error> {
         Ok(())
@@ -657,6 +768,108 @@ mod tests {
         let twice = [once.clone(), once].concat();
         assert!(text.starts_with(&format!(r#"{{"link":[{}],"app":{{"bin":0,"dtype":"<u4","levels":["a"]}}"#, twice.join(","))));
         assert_eq!(blobs[0], codes(&vec![0; 2 * (MAX_LEVELS + 1)]));
+    }
+
+    /// A cell of any kind a column tells apart.
+    #[derive(Clone, Debug, Serialize)]
+    #[serde(untagged)]
+    enum Any {
+        Int(i64),
+        Big(u64),
+        Float(f64),
+        Null(Option<u8>),
+        Str(String),
+        Bool(bool),
+    }
+
+    #[derive(Clone, Debug, Serialize)]
+    struct Three {
+        a: Any,
+        b: Any,
+        c: Any,
+    }
+
+    /// The JSON text and blobs of `c`, and its JSON text without blobs.
+    fn both_forms(c: impl Fn() -> Columns) -> (String, Vec<Vec<u8>>, String) {
+        let (text, blobs) = blob_json(c());
+        (text, blobs, json(c()))
+    }
+
+    fn any_cell() -> impl proptest::strategy::Strategy<Value = Any> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (-3i64..3).prop_map(Any::Int),
+            Just(Any::Big(u64::MAX)),
+            prop_oneof![Just(0.5), Just(-2.0), Just(f64::NAN), Just(f64::INFINITY)].prop_map(Any::Float),
+            Just(Any::Null(None)),
+            (0u8..4).prop_map(|i| Any::Str(format!("s{i}"))),
+            any::<bool>().prop_map(Any::Bool),
+        ]
+    }
+
+    /// A column's cells: mostly of one kind, at times of another.
+    fn cells(n: usize) -> impl proptest::strategy::Strategy<Value = Vec<Any>> {
+        use proptest::prelude::*;
+        (any_cell(), proptest::collection::vec((any_cell(), 0u8..10), n)).prop_map(|(first, rest)| {
+            rest.into_iter()
+                .map(|(cell, roll)| match (&first, roll) {
+                    (_, 0) => cell,
+                    (Any::Int(_), _) => Any::Int(i64::from(roll)),
+                    (Any::Float(_), r) if r < 5 => Any::Null(None),
+                    (Any::Float(_), r) => Any::Float(f64::from(r) / 4.0),
+                    (Any::Str(_), r) => Any::Str(format!("s{}", r % 3)),
+                    (Any::Bool(_), r) => Any::Bool(r % 2 == 0),
+                    (other, _) => other.clone(),
+                })
+                .collect()
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn columns_built_in_two_parts_are_the_columns_of_one_pass(
+            (a, b, c) in proptest::strategy::Strategy::prop_flat_map(0usize..24, |n| (cells(n), cells(n), cells(n)))
+        ) {
+            let rows: Vec<Three> = a.into_iter().zip(b).zip(c).map(|((a, b), c)| Three { a, b, c }).collect();
+            let whole = both_forms(|| Columns::of(&rows).unwrap());
+            for at in 0..=rows.len() {
+                proptest::prop_assert_eq!(&both_forms(|| Columns::of_parts(&rows, at, false).unwrap()), &whole, "split at {}", at);
+            }
+            proptest::prop_assert_eq!(&both_forms(|| Columns::of_halves(&rows, true).unwrap()), &whole);
+        }
+    }
+
+    #[test]
+    fn strings_in_two_parts_take_codes_in_order_of_first_appearance_until_there_are_too_many() {
+        let row = |link: String| Logged { link, app: Some("a"), n: 0 };
+        // Half the first part's names in the second, in another order, and
+        // each name at least twice (codes, not text).
+        let names = |range: std::ops::Range<usize>| range.map(|i| row(format!("l{i}")));
+        let rows: Vec<Logged> = names(0..2000).chain(names(1000..3000).rev()).chain(names(0..3000)).collect();
+        let (text, blobs) = blob_json(Columns::of_parts(&rows, 2000, true).unwrap());
+        assert_eq!((text.clone(), blobs.clone()), blob_json(Columns::of(&rows).unwrap()));
+        assert!(text.starts_with(r#"{"link":{"bin":0,"dtype":"<u4","levels":["l0","l1","#));
+        assert!(text.contains(r#""l1999","l2999","l2998""#), "the second part's new names after the first's, as they come");
+        // Each part within MAX_LEVELS, both together beyond: text, as one pass gives.
+        let rows: Vec<Logged> = names(0..3000).chain(names(3000..6000)).chain(names(0..6000)).collect();
+        let (text, blobs) = blob_json(Columns::of_parts(&rows, 6000, true).unwrap());
+        assert_eq!((text.clone(), blobs), blob_json(Columns::of(&rows).unwrap()));
+        assert!(text.starts_with(r#"{"link":["l0","l1","#));
+        // Rows of differing fields in the two parts: one pass's error.
+        #[derive(Serialize)]
+        struct Other {
+            link: String,
+        }
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Either {
+            L(Logged),
+            O(Other),
+        }
+        let rows = [Either::L(row("x".into())), Either::O(Other { link: "y".into() })];
+        let err = |c: Result<Columns, Error>| c.err().map(|e| e.0);
+        assert_eq!(err(Columns::of_parts(&rows, 1, true)), err(Columns::of(&rows)));
+        assert!(err(Columns::of(&rows)).is_some());
     }
 
     #[test]

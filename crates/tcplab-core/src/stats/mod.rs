@@ -247,8 +247,12 @@ pub fn to_json(r: &Results) -> serde_json::Result<String> {
 pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
     use columns::Columns;
     let mut out = Vec::with_capacity(1 << 16);
-    let (flows, links) = results::both(|| Columns::of(&r.flows), || Columns::of(&r.links), r.flows.len() + r.links.len() >= results::PARALLEL_ROWS);
-    let tables = [flows?, links?, Columns::of(&r.pages)?, Columns::of(&r.traces)?, Columns::of(&r.web100)?, Columns::of(&r.ports)?, Columns::of(&r.packets)?];
+    // A long table in two halves side by side (a packet log, or the flows of
+    // a long run of short transfers, can hold millions of rows).
+    fn of<T: Serialize + Sync>(rows: &[T]) -> Result<Columns, columns::Error> {
+        Columns::of_halves(rows, rows.len() >= results::PARALLEL_ROWS)
+    }
+    let tables = [of(&r.flows)?, of(&r.links)?, of(&r.pages)?, of(&r.traces)?, of(&r.web100)?, of(&r.ports)?, of(&r.packets)?];
     out.push(b'{');
     for (name, cols) in TABLES.into_iter().zip(tables) {
         out.extend_from_slice(format!("\"{name}\":").as_bytes());

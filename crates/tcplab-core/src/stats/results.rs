@@ -197,7 +197,9 @@ fn put_in_id_order(rows: &mut [FlowRow]) {
 }
 
 /// From this many flow and link rows on, the two tables are built side by
-/// side: at 100,000 flows (400,000 links) each takes about a tenth of a second.
+/// side: at 100,000 flows (400,000 links) each takes about a tenth of a
+/// second. A table of this many rows goes into columns in two halves side by
+/// side (`Columns::of_halves`).
 pub(crate) const PARALLEL_ROWS: usize = 100_000;
 
 /// `a()` and `b()`, the second on a helper thread when `parallel` (and a
