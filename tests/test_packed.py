@@ -10,6 +10,7 @@ must equal applications validated one by one.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -234,6 +235,37 @@ def test_integer_columns_sent_as_bytes_give_the_same_rows_and_are_checked() -> N
         run_core_columns(text, blobs=blobs[:7])
     with pytest.raises(ScenarioError, match=r"app_columns.src.*not a whole number of 4-byte values"):
         run_core_columns(text, blobs=blobs[:5] + [blobs[5] + b"x"] + blobs[6:])
+
+
+def test_the_cores_columns_are_read_in_place_and_each_is_released_once_copied(monkeypatch) -> None:
+    """The core hands each column's bytes over as a read-only buffer over its
+    own memory; `run_core_columns` copies each into its array and lets go
+    of it at once."""
+    from array import array
+
+    import tcplab.api as api
+
+    text = json.dumps(tcplab.load(CASES["cc-reno"]).to_core())
+    doc, blobs = _core.run_columns(text)
+    flows = json.loads(doc)["flows"]
+    assert flows["id"] == {"bin": 0, "dtype": "<i8"}
+    view = memoryview(blobs[0])
+    assert (view.readonly, view.format, view.itemsize, len(blobs[0])) == (True, "B", 1, len(view))
+    with pytest.raises(TypeError):
+        view[0] = 1
+    assert array("q", bytes(blobs[0])).tolist() == list(range(len(view) // 8))
+    held: list[Any] = []
+    real = _core.run_columns
+
+    def keep(*args: Any) -> Any:
+        doc, blobs = real(*args)
+        held.append(blobs)
+        return doc, blobs
+
+    monkeypatch.setattr(api._core, "run_columns", keep)
+    res = api.run_core_columns(text)
+    assert held[0] and all(b is None for b in held[0])
+    assert res["flows"]["id"] == array("q", range(len(view) // 8))
 
 
 def test_a_float_column_with_missing_values_comes_as_bytes_and_reads_back_as_none() -> None:

@@ -20,9 +20,17 @@ class Cancel:
 
 def check_json(scenario: str) -> None: ...
 def toml_to_json(text: str) -> str | None: ...
-def run_columns(scenario: str, blobs: list[bytes] = ..., at_loop: object = None, cancel: Cancel | None = None) -> tuple[str, list[bytearray]]:
+class Blob:
+    """The bytes of one result column, read through the buffer protocol
+    (read-only, one byte an item) without a copy."""
+
+    def __len__(self) -> int: ...
+    def __buffer__(self, flags: int, /) -> memoryview: ...
+
+def run_columns(scenario: str, blobs: list[bytes] = ..., at_loop: object = None, cancel: Cancel | None = None) -> tuple[str, list[Blob]]:
     """Run a normalized scenario (whose packed integer columns may be
     ``{"bin": k, "dtype": "<u4" | "<u8"}``, the little-endian bytes of
     ``blobs[k]``); return its results as columns: JSON text in which each
     column of numbers is ``{"bin": k, "dtype": "<i8" | "<f8"}``, and the
-    list of those columns' little-endian bytes."""
+    list of those columns' little-endian bytes, each a :class:`Blob` over
+    the core's memory."""

@@ -548,7 +548,12 @@ def run_core_columns(
         for col, v in table.items():
             if type(v) is dict:
                 a = array(_TYPECODES[v["dtype"]])
-                a.frombytes(blobs[v["bin"]])
+                # Copied straight from the core's memory, which is freed
+                # as soon as its column is copied: one column at a time is
+                # held twice, not the whole run's.
+                blob, blobs[v["bin"]] = blobs[v["bin"]], None
+                a.frombytes(blob)
+                del blob
                 if sys.byteorder == "big":  # pragma: no cover - the core writes little-endian
                     a.byteswap()
                 table[col] = Levels(a, v["levels"]) if "levels" in v else a

@@ -9,7 +9,6 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::PyByteArray;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -23,7 +22,7 @@ const PANIC_HOOK: &str = "TCPLAB_DEBUG_PANIC";
 
 /// A flag that stops a run's loop once set (`set()`, from any thread): the
 /// run then raises `CoreScenarioError` ("the run was cancelled").
-#[pyclass(frozen)]
+#[pyclass(frozen, module = "tcplab._core")]
 #[derive(Default)]
 struct Cancel(Arc<AtomicBool>);
 
@@ -59,11 +58,38 @@ fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
     Ok(out.0)
 }
 
+/// The bytes of one result column, read in place through the buffer
+/// protocol (read-only, one byte an item): `array.frombytes` or
+/// `bytes()` copies them straight from the core's memory, which is freed
+/// with the object.
+#[pyclass(frozen, module = "tcplab._core")]
+struct Blob(Vec<u8>);
+
+#[pymethods]
+impl Blob {
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    /// # Safety
+    /// `view` is the `Py_buffer` Python asks this object to fill.
+    unsafe fn __getbuffer__(slf: Bound<'_, Self>, view: *mut pyo3::ffi::Py_buffer, flags: std::os::raw::c_int) -> PyResult<()> {
+        let bytes = &slf.get().0;
+        let len = pyo3::ffi::Py_ssize_t::try_from(bytes.len()).map_err(|_| pyo3::exceptions::PyBufferError::new_err("a column too long to share"))?;
+        // The view keeps `slf` alive (it takes a reference to it), so the
+        // bytes, which a frozen object never changes, outlive it.
+        if unsafe { pyo3::ffi::PyBuffer_FillInfo(view, slf.as_ptr(), bytes.as_ptr() as *mut _, len, 1, flags) } == -1 {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        Ok(())
+    }
+}
+
 /// Run a normalized scenario (JSON text, whose packed columns may refer to
 /// `blobs`) and return its results as columns: JSON text in which each
 /// column of numbers is `{"bin": k, "dtype": ...}`, and the list of those
-/// columns' bytes (little-endian; mutable, so NumPy arrays over them are
-/// writable). `at_loop`, a callable, is called with no arguments once the
+/// columns' bytes (little-endian), each a read-only [`Blob`] over the
+/// core's own memory: no copy is made until Python makes one. `at_loop`, a callable, is called with no arguments once the
 /// simulation is built, just before its loop (with the interpreter lock held
 /// for the call); what it raises is printed as an unraisable exception and the
 /// run goes on. `cancel`, a `Cancel`, stops the loop once set.
@@ -75,14 +101,14 @@ fn run_columns<'py>(
     blobs: Vec<PyBackedBytes>,
     at_loop: Option<Py<PyAny>>,
     cancel: Option<PyRef<'py, Cancel>>,
-) -> PyResult<(String, Vec<Bound<'py, PyByteArray>>)> {
+) -> PyResult<(String, Vec<Blob>)> {
     let cancel = cancel.map(|c| Arc::clone(&c.0));
     let (text, blobs) = run(py, scenario, blobs, at_loop, cancel, |r| {
         let mut blobs = Vec::new();
         let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
         Ok((text, blobs))
     })?;
-    Ok((text, blobs.iter().map(|b| PyByteArray::new(py, b)).collect()))
+    Ok((text, blobs.into_iter().map(Blob).collect()))
 }
 
 /// Check a normalized scenario (JSON text) as a run would, without running
@@ -158,6 +184,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_json, m)?)?;
     m.add_class::<Cancel>()?;
+    m.add_class::<Blob>()?;
     m.add("CoreScenarioError", m.py().get_type::<CoreScenarioError>())?;
     m.add("CorePanic", m.py().get_type::<CorePanic>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
