@@ -303,6 +303,11 @@ def test_a_dataframe_is_the_callers_to_change() -> None:
     first.loc[0, "bytes_delivered"] = -1
     assert int(res.flows.bytes_delivered.iloc[0]) == delivered
     assert res.raw["flows"][0]["bytes_delivered"] == delivered
+    # Every kind of column: floats, nullable integers, booleans, strings.
+    before = res.flows.copy(deep=True)
+    first.loc[0, ["goodput_bps", "bytes", "completed", "app"]] = [-1.0, -1, not before.completed.iloc[0], "x"]
+    assert first.loc[0, "bytes"] == -1 and first.loc[0, "completed"] != before.completed.iloc[0]
+    assert res.flows.equals(before)
 
 
 @pytest.mark.parametrize("n", [5, 100_001])
@@ -340,6 +345,8 @@ def test_the_frame_a_save_writes_shares_the_results_columns_and_a_users_frame_do
         frame = _frame(res.data["flows"], TABLE_COLUMNS["flows"], "flows", copy=copy)
         for col in ("bytes_delivered", "goodput_bps", "srtt_s"):
             assert np.shares_memory(frame[col].to_numpy(), np.frombuffer(res.data["flows"][col])) is not copy, (col, copy)
+        # A nullable integer column without a null came as bytes as well.
+        assert np.shares_memory(frame["bytes"].array._data, np.frombuffer(res.data["flows"]["bytes"])) is not copy
         assert frame.equals(res.flows)
 
 
