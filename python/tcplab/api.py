@@ -91,7 +91,7 @@ def _typed(values: Any, dtype: str | None, copy: bool = True) -> Any:
             return pd.array(values, dtype="Int64")
         # `_column` has made the copy, if one is wanted.
         return pd.array(np.asarray(_column(values, copy)), dtype="Int64", copy=False)
-    if isinstance(values, array):
+    if isinstance(values, array) and values.typecode == "d":
         return _column(values, copy)
     return np.array(values, dtype=np.float64) if copy else np.asarray(values, dtype=np.float64)
 

@@ -89,7 +89,8 @@ impl Blob {
 /// `blobs`) and return its results as columns: JSON text in which each
 /// column of numbers is `{"bin": k, "dtype": ...}`, and the list of those
 /// columns' bytes (little-endian), each a read-only [`Blob`] over the
-/// core's own memory: no copy is made until Python makes one. `at_loop`, a callable, is called with no arguments once the
+/// core's own memory: no copy is made until Python makes one. `at_loop`, a
+/// callable, is called with no arguments once the
 /// simulation is built, just before its loop (with the interpreter lock held
 /// for the call); what it raises is printed as an unraisable exception and the
 /// run goes on. `cancel`, a `Cancel`, stops the loop once set.
