@@ -408,3 +408,20 @@ def test_runs_of_equal_neighbours() -> None:
     assert runs_of_equal([nan, nan, (nan,), (nan,), (float("nan"),)]) == [0, 1, 2, 4, 5]
     keys = [{"a": 1, "b": 2}.keys(), {"b": 0, "a": 0}.keys(), {"a": 0}.keys()]
     assert runs_of_equal(keys) == [0, 2, 3]
+
+
+def test_a_long_runs_finished_transfers_put_into_columns_as_it_goes_give_the_plain_rows() -> None:
+    """Past 32,768 finished transfers (`stats::retired::HELPER_ROWS`), a run
+    asked for columns has the rows of its recycled connections put into
+    columns on a helper thread as it goes, in flow order, with those still
+    open at its end after them: the same rows as the plain form."""
+    from tcplab.api import encode_packed, run_core_columns
+
+    apps = [{"type": "web", "name": f"w{i}", "src": f"s{i % 10}", "dst": f"k{i % 10}"} for i in range(100)]
+    sc = tcplab.load(dumbbell(left=10, right=10, bottleneck_rate="100Mbps", duration="360s", apps=apps))
+    plain = json.loads(_core.run_json(json.dumps(sc.to_core())))
+    flows = plain["flows"]
+    assert len(flows) > 40_000 and not all(f["completed"] for f in flows[-100:])
+    text, blobs = encode_packed(sc.to_core(packed=True))
+    assert _rows(run_core_columns(text, blobs=blobs), True) == _rows(plain, False)
+    assert _rows(json.loads(_core.run_json(json.dumps(sc.to_core()), True)), True) == _rows(plain, False)

@@ -27,4 +27,4 @@ pub mod time;
 pub mod toml_json;
 
 pub use error::{Error, Result};
-pub use sim::{check_json, run_json, run_json_encoded, run_json_with, Simulator};
+pub use sim::{check_json, run_json, run_json_columns, run_json_encoded, run_json_with, Simulator};

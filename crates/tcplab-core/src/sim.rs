@@ -20,7 +20,9 @@ use crate::error::Result;
 use crate::net::{Network, Packet, PacketKind, RouteHead, NO_PACKET, PORT_WAKE};
 use crate::scenario::Scenario;
 use crate::stats::trace::MAX_SAMPLES;
-use crate::stats::{results, FlowRow, Results, Tracer};
+use crate::stats::columns::Columns;
+use crate::stats::retired::{Names, Retired};
+use crate::stats::{results, Results, Tracer};
 use crate::tcp::{Connection, Endpoints, Segment, Timer, Wire};
 use crate::time::Time;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -137,7 +139,7 @@ pub struct Simulator {
     max_recorded_rows: usize,
     /// The rows of connections whose slots were used again
     /// ([`Endpoints::recycle`]), and the names they share.
-    retired: Vec<FlowRow>,
+    retired: Retired,
     names: results::FlowNames,
     /// Scratch space for the flows that went quiet.
     quiet_buf: Vec<u32>,
@@ -235,7 +237,7 @@ impl Simulator {
         if let Some(iv) = tracer.interval.filter(|_| tracer.sampling()) {
             events.push(Time::ZERO + iv, Ev::Sample);
         }
-        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX, max_recorded_rows: MAX_RECORDED_ROWS, retired: Vec::new(), names: Default::default(), quiet_buf: Vec::new() };
+        let mut sim = Simulator { now: Time::ZERO, stop: sc.stop_ns.map(Time::from_ns), events, net, tcp, apps, tracer, seg_buf: Vec::new(), processed: 0, samples: 0, halted: None, deep_prefetch: false, staged: NO_PACKET, staged_conn: u32::MAX, staged_app: u32::MAX, max_recorded_rows: MAX_RECORDED_ROWS, retired: Retired::default(), names: Default::default(), quiet_buf: Vec::new() };
         let recycle = sc.recycle_connections.unwrap_or_else(|| sim.apps.open_while_running() && !sim.net.records_flows() && !sim.tracer.follows_connections());
         if recycle {
             sim.tcp.recycle = true;
@@ -496,8 +498,9 @@ impl Simulator {
             return;
         }
         let flow = self.tcp.flow_of(c);
-        let row = results::flow_row(&self.tcp.conns[c as usize], flow, &self.net, &self.tcp, &self.apps, self.now, &mut self.names);
-        self.retired.push(row);
+        let row = results::flow_row(&self.tcp.conns[c as usize], flow, &self.net, &self.tcp, &self.apps, self.now);
+        let (net, apps, names) = (&self.net, &self.apps, &mut self.names);
+        self.retired.push(row, |r| names.name(r, net, apps));
         self.tcp.free(c);
     }
 
@@ -508,7 +511,8 @@ impl Simulator {
 
     /// The result tables. `wall_seconds` is the caller's measurement.
     pub fn results(&self, wall_seconds: f64) -> Results {
-        let kept = results::Kept { traces: self.tracer.rows.clone(), web100: self.tracer.web100_rows.clone(), retired: self.retired.clone(), names: &self.names };
+        assert!(self.retired.all_rows(), "the rows of recycled connections went into columns: take_columns gives the results");
+        let kept = results::Kept { traces: self.tracer.rows.clone(), web100: self.tracer.web100_rows.clone(), retired: self.retired.copy(), names: &self.names };
         results::build(&self.net, &self.tcp, &self.apps, kept, self.now, self.processed, wall_seconds)
     }
 
@@ -516,13 +520,26 @@ impl Simulator {
     /// recycled connections moved out instead of copied (a long trace holds
     /// millions): a second call has none of them.
     pub fn take_results(&mut self, wall_seconds: f64) -> Results {
-        let kept = results::Kept {
-            traces: std::mem::take(&mut self.tracer.rows),
-            web100: std::mem::take(&mut self.tracer.web100_rows),
-            retired: std::mem::take(&mut self.retired),
-            names: &self.names,
-        };
-        results::build(&self.net, &self.tcp, &self.apps, kept, self.now, self.processed, wall_seconds)
+        assert!(self.retired.all_rows(), "the rows of recycled connections went into columns: take_columns gives the results");
+        self.take_columns(wall_seconds).expect("rows without a helper").0
+    }
+
+    /// Have the rows of recycled connections put into columns as the run
+    /// goes ([`crate::stats::retired`]), for a caller that wants the results
+    /// as columns: [`Simulator::take_columns`] then gives them.
+    pub fn retire_into_columns(&mut self) {
+        let names = Names { apps: self.apps.apps.iter().map(|a| a.name.clone()).collect(), nodes: self.net.nodes.clone() };
+        self.retired.into_columns(names);
+    }
+
+    /// [`Simulator::take_results`] for a run whose rows of recycled
+    /// connections may be in columns ([`Simulator::retire_into_columns`]):
+    /// the results, whose flows then start after those in the columns, and
+    /// those columns (see [`crate::stats::to_json_columns_after`]).
+    pub fn take_columns(&mut self, wall_seconds: f64) -> std::result::Result<(Results, Option<Columns>), crate::stats::columns::Error> {
+        let (columns, retired) = std::mem::take(&mut self.retired).finish()?;
+        let kept = results::Kept { traces: std::mem::take(&mut self.tracer.rows), web100: std::mem::take(&mut self.tracer.web100_rows), retired, names: &self.names };
+        Ok((results::build(&self.net, &self.tcp, &self.apps, kept, self.now, self.processed, wall_seconds), columns))
     }
 }
 
@@ -542,7 +559,7 @@ pub fn run_json(scenario_json: &str) -> Result<Results> {
 
 /// As [`run_json`], for a scenario whose packed columns refer to `blobs`.
 pub fn run_json_with(scenario_json: &str, blobs: &[&[u8]]) -> Result<Results> {
-    let (r, sim, sc) = run_parts(scenario_json, blobs, || (), None)?;
+    let (r, _, sim, sc) = run_parts(scenario_json, blobs, || (), None, false)?;
     free_later(r.flows.len(), (sim, sc));
     Ok(r)
 }
@@ -566,19 +583,43 @@ pub fn run_json_encoded<T>(
     cancel: Option<&AtomicBool>,
     encode: impl FnOnce(&Results) -> T,
 ) -> Result<T> {
-    let (r, sim, sc) = run_parts(scenario_json, blobs, at_loop, cancel)?;
+    let (r, _, sim, sc) = run_parts(scenario_json, blobs, at_loop, cancel, false)?;
     free_later(r.flows.len(), (sim, sc));
     let out = encode(&r);
     free_later(r.flows.len(), r);
     Ok(out)
 }
 
-/// Parse, build, run and tabulate; the simulation and its scenario are
-/// returned for the caller to free.
-fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cancel: Option<&AtomicBool>) -> Result<(Results, Simulator, Scenario)> {
+/// [`run_json_encoded`] with the results as [`crate::stats::to_json_columns`]
+/// writes them (its blobs too, with `with_blobs`), the rows of recycled
+/// connections put into columns as the run goes
+/// ([`Simulator::retire_into_columns`]), so that a long run of short
+/// transfers does not hold them as rows as well.
+pub fn run_json_columns(
+    scenario_json: &str,
+    blobs: &[&[u8]],
+    at_loop: impl FnOnce(),
+    cancel: Option<&AtomicBool>,
+    with_blobs: bool,
+) -> Result<(String, Vec<Vec<u8>>)> {
+    let (r, before, sim, sc) = run_parts(scenario_json, blobs, at_loop, cancel, true)?;
+    let flows = before.as_ref().map_or(0, Columns::rows) + r.flows.len();
+    free_later(flows, (sim, sc));
+    let mut out = Vec::new();
+    let text = crate::stats::to_json_columns_after(&r, before, with_blobs.then_some(&mut out)).map_err(|e| crate::error::Error::Parse(e.0))?;
+    free_later(flows, r);
+    Ok((text, out))
+}
+
+/// Parse, build, run and tabulate (with `columns`, [`Simulator::take_columns`]);
+/// the simulation and its scenario are returned for the caller to free.
+fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cancel: Option<&AtomicBool>, columns: bool) -> Result<(Results, Option<Columns>, Simulator, Scenario)> {
     let t0 = std::time::Instant::now();
     let sc = Scenario::from_json_with(scenario_json, blobs)?;
     let mut sim = Simulator::new(&sc)?;
+    if columns {
+        sim.retire_into_columns();
+    }
     at_loop();
     let t1 = std::time::Instant::now();
     sim.run_with(cancel);
@@ -587,11 +628,11 @@ fn run_parts(scenario_json: &str, blobs: &[&[u8]], at_loop: impl FnOnce(), cance
     if let Some(halt) = sim.halted() {
         return Err(halt.error(&sim));
     }
-    let mut r = sim.take_results((t2 - t1).as_secs_f64());
+    let (mut r, before) = sim.take_columns((t2 - t1).as_secs_f64()).map_err(|e| crate::error::Error::Parse(e.0))?;
     r.captures = captures;
     r.engine.setup_seconds = (t1 - t0).as_secs_f64();
     r.engine.results_seconds = t2.elapsed().as_secs_f64();
-    Ok((r, sim, sc))
+    Ok((r, before, sim, sc))
 }
 
 /// Free `x` (a run of `flows` flows). Freeing a large simulation (every
@@ -628,23 +669,25 @@ mod tests {
         assert_eq!(sim.tcp.conns.as_ptr(), at, "the connections stayed where set-up put them");
     }
 
+    /// Two clients over s -> r -> k fetch 20 kB with IW 10 after think
+    /// times of 20 ms on average for 20 s, one with a handshake and delayed
+    /// ACKs: hundreds of transfers, two or three open at once, and drops
+    /// where their first windows meet at s -> r.
+    fn two_repeating_clients(recycle: Option<bool>) -> Scenario {
+        let app = |name: &str, tcp: String| {
+            format!(r#"{{"name": "{name}", "kind": "repeat", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 20000, "request_bytes": 100, "think": {{"type": "exponential", "mean_ns": 20000000}}, "tcp": {tcp}}}"#)
+        };
+        let iw10 = crate::testkit::TCP.replace(r#""iw_bytes": 1460"#, r#""iw_bytes": 14600"#);
+        let shaken = iw10.replace(r#""handshake": false"#, r#""handshake": true"#).replace(r#""delayed_ack": false"#, r#""delayed_ack": true"#);
+        let mut sc = crate::testkit::line_srk(&[app("a", iw10.clone()), app("b", shaken)].join(", "));
+        sc.stop_ns = Some(20_000_000_000);
+        sc.recycle_connections = recycle;
+        sc
+    }
+
     #[test]
     fn a_finished_connections_slot_is_used_again_and_the_results_are_the_same() {
-        // Two clients over s -> r -> k fetch 20 kB with IW 10 after think
-        // times of 20 ms on average for 20 s, one with a handshake and delayed
-        // ACKs: hundreds of transfers, two or three open at once, and drops
-        // where their first windows meet at s -> r.
-        let sc = |recycle: Option<bool>| {
-            let app = |name: &str, tcp: String| {
-                format!(r#"{{"name": "{name}", "kind": "repeat", "src": "s", "dst": "k", "start_ns": 0, "size_bytes": 20000, "request_bytes": 100, "think": {{"type": "exponential", "mean_ns": 20000000}}, "tcp": {tcp}}}"#)
-            };
-            let iw10 = crate::testkit::TCP.replace(r#""iw_bytes": 1460"#, r#""iw_bytes": 14600"#);
-            let shaken = iw10.replace(r#""handshake": false"#, r#""handshake": true"#).replace(r#""delayed_ack": false"#, r#""delayed_ack": true"#);
-            let mut sc = crate::testkit::line_srk(&[app("a", iw10.clone()), app("b", shaken)].join(", "));
-            sc.stop_ns = Some(20_000_000_000);
-            sc.recycle_connections = recycle;
-            sc
-        };
+        let sc = two_repeating_clients;
         let mut recycled = Simulator::new(&sc(None)).expect("it builds");
         assert!(recycled.tcp.recycle, "on where applications open connections as they run");
         // Off where a packet log records packets by their slot, or where
@@ -666,6 +709,37 @@ mod tests {
         assert!(recycled.tcp.conns.len() * 10 < a.flows.len(), "{} connections kept for {} transfers", recycled.tcp.conns.len(), a.flows.len());
         assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
         assert_eq!(a.flows.iter().map(|f| f.id).collect::<Vec<_>>(), (0..a.flows.len() as u64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn rows_put_into_columns_as_the_run_goes_make_the_columns_of_its_rows() {
+        let mut plain = Simulator::new(&two_repeating_clients(None)).expect("it builds");
+        plain.run();
+        let rows = plain.take_results(0.0);
+        let mut blobs = Vec::new();
+        let want = crate::stats::to_json_columns(&rows, Some(&mut blobs)).expect("columns");
+        // A helper from the 5th retired row on, batches of 7: the rows come
+        // to it out of order (the two clients' transfers overlap), and the
+        // run ends with transfers open.
+        let mut sim = Simulator::new(&two_repeating_clients(None)).expect("it builds");
+        (sim.retired.helper_rows, sim.retired.batch_rows) = (5, 7);
+        sim.retire_into_columns();
+        sim.run();
+        assert!(!sim.retired.all_rows(), "a helper took rows");
+        let (r, before) = sim.take_columns(0.0).expect("columns");
+        let before = before.expect("columns of the first flows");
+        assert!(before.rows() > 300 && before.rows() + r.flows.len() == rows.flows.len(), "{} + {} rows of {}", before.rows(), r.flows.len(), rows.flows.len());
+        assert!(r.flows.iter().any(|f| !f.completed), "the rows after the columns hold the open transfers");
+        let mut got_blobs = Vec::new();
+        let got = crate::stats::to_json_columns_after(&r, Some(before), Some(&mut got_blobs)).expect("columns");
+        assert!(got == want && got_blobs == blobs, "the same columns");
+        // Without a helper (fewer rows than it starts at): the same again.
+        let mut sim = Simulator::new(&two_repeating_clients(None)).expect("it builds");
+        sim.retire_into_columns();
+        sim.run();
+        let (r, before) = sim.take_columns(0.0).expect("columns");
+        assert!(before.is_none() && r.flows.len() == rows.flows.len());
+        assert_eq!(crate::stats::to_json_columns_after(&r, None, None).expect("columns"), crate::stats::to_json_columns(&rows, None).expect("columns"));
     }
 
     #[test]

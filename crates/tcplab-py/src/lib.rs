@@ -47,14 +47,7 @@ impl Cancel {
 #[pyfunction]
 #[pyo3(signature = (scenario, columns = false))]
 fn run_json(py: Python<'_>, scenario: &str, columns: bool) -> PyResult<String> {
-    let out = run(py, scenario, Vec::new(), None, None, move |r| {
-        if columns {
-            tcplab_core::stats::to_json_columns(r, None).map_err(|e| e.to_string())
-        } else {
-            tcplab_core::stats::to_json(r).map_err(|e| e.to_string())
-        }
-        .map(|text| (text, Vec::new()))
-    })?;
+    let out = run(py, scenario, Vec::new(), None, None, if columns { Form::Columns { blobs: false } } else { Form::Rows })?;
     Ok(out.0)
 }
 
@@ -104,11 +97,7 @@ fn run_columns<'py>(
     cancel: Option<PyRef<'py, Cancel>>,
 ) -> PyResult<(String, Vec<Blob>)> {
     let cancel = cancel.map(|c| Arc::clone(&c.0));
-    let (text, blobs) = run(py, scenario, blobs, at_loop, cancel, |r| {
-        let mut blobs = Vec::new();
-        let text = tcplab_core::stats::to_json_columns(r, Some(&mut blobs)).map_err(|e| e.to_string())?;
-        Ok((text, blobs))
-    })?;
+    let (text, blobs) = run(py, scenario, blobs, at_loop, cancel, Form::Columns { blobs: true })?;
     Ok((text, blobs.into_iter().map(Blob).collect()))
 }
 
@@ -130,15 +119,14 @@ fn toml_to_json(text: &str) -> Option<String> {
 
 type Output = (String, Vec<Vec<u8>>);
 
+/// The results' form: JSON rows, or JSON columns (with their blobs).
+enum Form {
+    Rows,
+    Columns { blobs: bool },
+}
+
 /// Run with the interpreter lock released; errors and panics become exceptions.
-fn run(
-    py: Python<'_>,
-    scenario: &str,
-    blobs: Vec<PyBackedBytes>,
-    at_loop: Option<Py<PyAny>>,
-    cancel: Option<Arc<AtomicBool>>,
-    encode: impl FnOnce(&tcplab_core::stats::Results) -> Result<Output, String> + Send,
-) -> PyResult<Output> {
+fn run(py: Python<'_>, scenario: &str, blobs: Vec<PyBackedBytes>, at_loop: Option<Py<PyAny>>, cancel: Option<Arc<AtomicBool>>, form: Form) -> PyResult<Output> {
     let owned = scenario.to_owned();
     let res = py.detach(move || {
         catch_unwind(AssertUnwindSafe(|| {
@@ -155,7 +143,11 @@ fn run(
                     });
                 }
             };
-            tcplab_core::run_json_encoded(&owned, &views, hook, cancel.as_deref(), encode).and_then(|out| out.map_err(tcplab_core::Error::Parse))
+            match form {
+                Form::Rows => tcplab_core::run_json_encoded(&owned, &views, hook, cancel.as_deref(), |r| tcplab_core::stats::to_json(r).map(|text| (text, Vec::new())))
+                    .and_then(|out| out.map_err(|e| tcplab_core::Error::Parse(e.to_string()))),
+                Form::Columns { blobs } => tcplab_core::run_json_columns(&owned, &views, hook, cancel.as_deref(), blobs),
+            }
         }))
     });
     to_py(res)

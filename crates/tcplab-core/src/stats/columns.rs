@@ -271,12 +271,7 @@ impl Columns {
     fn with_room<T: Serialize>(rows: &[T], room: usize) -> Result<Columns, Error> {
         let mut c = Columns::default();
         for r in rows {
-            c.cursor = 0;
-            r.serialize(RowSer { cols: &mut c })?;
-            c.rows += 1;
-            if let Some(col) = c.cols.iter().find(|col| col.len != c.rows) {
-                return Err(Error(format!("row {} lacks field '{}' or repeats it", c.rows - 1, col.name)));
-            }
+            c.push_row(r)?;
             if c.rows == 1 {
                 // Room for every row at once: growing 400,000-row columns by
                 // doubling copies them and faults in memory twice over.
@@ -286,6 +281,22 @@ impl Columns {
             }
         }
         Ok(c)
+    }
+
+    /// Add `row` after the rows so far: `Columns::of` of them all, row by row.
+    pub fn push_row<T: Serialize + ?Sized>(&mut self, row: &T) -> Result<(), Error> {
+        self.cursor = 0;
+        row.serialize(RowSer { cols: self })?;
+        self.rows += 1;
+        match self.cols.iter().find(|col| col.len != self.rows) {
+            Some(col) => Err(Error(format!("row {} lacks field '{}' or repeats it", self.rows - 1, col.name))),
+            None => Ok(()),
+        }
+    }
+
+    /// How many rows the columns hold.
+    pub fn rows(&self) -> usize {
+        self.rows
     }
 
     /// [`Columns::push`] for a struct's field, whose key lives for the whole

@@ -7,6 +7,7 @@
 pub mod columns;
 pub mod invariants;
 pub mod results;
+pub mod retired;
 pub mod trace;
 
 pub use trace::Tracer;
@@ -14,15 +15,18 @@ pub use trace::Tracer;
 use serde::Serialize;
 use std::sync::Arc;
 
-/// One transfer (one TCP connection).
+/// One transfer (one TCP connection). Its names (`app`, `src`, `dst`) are
+/// strings, or as a run keeps the rows of finished connections, numbers
+/// (`FlowRow<u32>`: the application's and the hosts' indices), named at the
+/// end ([`FlowRow::named`]).
 #[derive(Clone, Debug, Serialize)]
-pub struct FlowRow {
+pub struct FlowRow<S = Arc<str>> {
     pub id: u64,
-    pub app: Arc<str>,
+    pub app: S,
     /// The application's grouping of this transfer (its page), if any.
     pub page: Option<u64>,
-    pub src: Arc<str>,
-    pub dst: Arc<str>,
+    pub src: S,
+    pub dst: S,
     pub cc: &'static str,
     /// Initial window, segments (fractional when given in bytes).
     pub iw: f64,
@@ -62,6 +66,23 @@ pub struct FlowRow {
     /// The connection gave up after `max_retries` unanswered retransmissions.
     pub aborted: bool,
     pub completed: bool,
+}
+
+impl<S> FlowRow<S> {
+    /// The same row with its application's name `app(self.app)` and its
+    /// hosts' `node(self.src)` and `node(self.dst)`.
+    pub fn named<T>(self, mut app: impl FnMut(S) -> T, mut node: impl FnMut(S) -> T) -> FlowRow<T> {
+        let FlowRow {
+            id, app: a, page, src, dst, cc, iw, bytes, bytes_delivered, start_s, end_s, fct_s, goodput_bps, data_pkts, retx_pkts,
+            retx_fast_pkts, retx_timeout_pkts, timeouts, fast_retx, dupacks, sack_blocks, ss_entries, ca_entries, rwnd_stalls,
+            send_stalls, rtt_samples, srtt_s, syn_sent, synack_sent, closed, aborted, completed,
+        } = self;
+        FlowRow {
+            id, app: app(a), page, src: node(src), dst: node(dst), cc, iw, bytes, bytes_delivered, start_s, end_s, fct_s, goodput_bps,
+            data_pkts, retx_pkts, retx_fast_pkts, retx_timeout_pkts, timeouts, fast_retx, dupacks, sack_blocks, ss_entries, ca_entries,
+            rwnd_stalls, send_stalls, rtt_samples, srtt_s, syn_sent, synack_sent, closed, aborted, completed,
+        }
+    }
 }
 
 /// One row of a connection's time series (web100 style).
@@ -244,7 +265,14 @@ pub fn to_json(r: &Results) -> serde_json::Result<String> {
 /// a list of rows (one per file), and `engine` one object. With `blobs`,
 /// columns of numbers are written there as bytes, and columns of strings of
 /// few values as codes (see [`columns::Columns::write_json`] and [`check_columns`]).
-pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
+pub fn to_json_columns(r: &Results, blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
+    to_json_columns_after(r, None, blobs)
+}
+
+/// [`to_json_columns`] of results whose first flows' rows are in the columns
+/// `flows_before` instead of in `r.flows` (the flows table is those columns,
+/// then `r.flows`): see [`crate::Simulator::take_columns`].
+pub fn to_json_columns_after(r: &Results, flows_before: Option<columns::Columns>, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Result<String, columns::Error> {
     use columns::Columns;
     let mut out = Vec::with_capacity(1 << 16);
     // A long table in two halves side by side (a packet log, or the flows of
@@ -252,7 +280,16 @@ pub fn to_json_columns(r: &Results, mut blobs: Option<&mut Vec<Vec<u8>>>) -> Res
     fn of<T: Serialize + Sync>(rows: &[T]) -> Result<Columns, columns::Error> {
         Columns::of_halves(rows, rows.len() >= results::PARALLEL_ROWS)
     }
-    let tables = [of(&r.flows)?, of(&r.links)?, of(&r.pages)?, of(&r.traces)?, of(&r.web100)?, of(&r.ports)?, of(&r.packets)?];
+    let flows = match flows_before {
+        None => of(&r.flows)?,
+        Some(mut before) => {
+            for row in &r.flows {
+                before.push_row(row)?;
+            }
+            before
+        }
+    };
+    let tables = [flows, of(&r.links)?, of(&r.pages)?, of(&r.traces)?, of(&r.web100)?, of(&r.ports)?, of(&r.packets)?];
     out.push(b'{');
     for (name, cols) in TABLES.into_iter().zip(tables) {
         out.extend_from_slice(format!("\"{name}\":").as_bytes());

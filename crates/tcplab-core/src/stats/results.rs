@@ -1,5 +1,6 @@
 //! The result tables of a finished run, built from the parts that hold the state.
 
+use super::retired::Finished;
 use super::{EngineRow, FlowRow, LinkRow, PacketRow, PortRow, Results, TraceRow, Web100Row};
 use crate::app::Apps;
 use crate::net::tap::LOG_EVENTS;
@@ -24,9 +25,22 @@ pub struct FlowNames {
     apps: Vec<Option<Arc<str>>>,
 }
 
-/// The flow row of connection `c`, flow number `flow`, in a run at `end`.
-/// A completed transfer's row does not depend on `end`.
-pub fn flow_row(c: &Connection, flow: u32, net: &Network, tcp: &Endpoints, apps: &Apps, end: Time, names: &mut FlowNames) -> FlowRow {
+impl FlowNames {
+    /// `row` with its names: each host's and application's made on first
+    /// use and shared by the rows after.
+    pub fn name(&mut self, row: FlowRow<u32>, net: &Network, apps: &Apps) -> FlowRow {
+        let FlowNames { nodes, apps: app_names } = self;
+        row.named(
+            |a| shared(app_names, a as usize, || apps.apps[a as usize].name.clone()),
+            |n| shared(nodes, n as usize, || net.nodes[n as usize].clone()),
+        )
+    }
+}
+
+/// The flow row of connection `c`, flow number `flow`, in a run at `end`,
+/// its names as numbers (its application's, and its hosts'). A completed
+/// transfer's row does not depend on `end`.
+pub fn flow_row(c: &Connection, flow: u32, net: &Network, tcp: &Endpoints, apps: &Apps, end: Time) -> FlowRow<u32> {
     let app = &apps.apps[c.owner as usize];
     let done = c.receiver.done_at();
     let delivered = c.receiver.delivered();
@@ -36,10 +50,10 @@ pub fn flow_row(c: &Connection, flow: u32, net: &Network, tcp: &Endpoints, apps:
     let src = net.route_ends(c.routes().0).0;
     FlowRow {
         id: u64::from(flow),
-        app: shared(&mut names.apps, c.owner as usize, || app.name.clone()),
+        app: c.owner,
         page: apps.page_of(c.tag),
-        src: shared(&mut names.nodes, src as usize, || net.nodes[src as usize].clone()),
-        dst: shared(&mut names.nodes, app.dst as usize, || net.nodes[app.dst as usize].clone()),
+        src,
+        dst: app.dst,
         cc: c.sender.cc.name(),
         iw: tcp.profiles[c.owner as usize].cfg.iw_segments(),
         bytes: c.size,
@@ -76,24 +90,29 @@ pub struct Kept<'a> {
     pub traces: Vec<TraceRow>,
     pub web100: Vec<Web100Row>,
     /// The rows of the connections recycled during the run
-    /// ([`Endpoints::recycle`]), and the names they share.
-    pub retired: Vec<FlowRow>,
+    /// ([`Endpoints::recycle`]). Where some went into columns as the run
+    /// went ([`super::retired`]), the results' rows leave out their flows,
+    /// those numbered below `retired.in_columns`.
+    pub retired: Finished,
+    /// The names the named rows share.
     pub names: &'a FlowNames,
 }
 
 /// The tables of a run that ended at `end` after `events` events; `wall_seconds` is the caller's measurement.
 pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, kept: Kept, end: Time, events: u64, wall_seconds: f64) -> Results {
     let name = |n: u32| net.nodes[n as usize].clone();
-    let Kept { traces, web100, retired, names } = kept;
+    let Kept { traces, web100, retired: Finished { in_columns, named, numbered }, names } = kept;
     let flows = || -> Vec<FlowRow> {
         let mut names = names.clone();
-        let mut rows = retired;
-        let recycled = !rows.is_empty();
-        rows.reserve_exact(tcp.conns.len());
-        rows.extend(tcp.live().map(|(c, flow)| flow_row(c, flow, net, tcp, apps, end, &mut names)));
+        let recycled = !named.is_empty() || !numbered.is_empty() || in_columns > 0;
+        let mut rows = named;
+        rows.reserve_exact(numbered.len() + tcp.conns.len());
+        named_in_turn(numbered, &mut rows, |r| names.name(r, net, apps));
+        rows.extend(tcp.live().map(|(c, flow)| names.name(flow_row(c, flow, net, tcp, apps, end), net, apps)));
         if recycled {
-            // Retired rows came in the order their connections went quiet.
-            put_in_id_order(&mut rows);
+            // Retired rows came in the order their connections went quiet,
+            // and the live ones in the order of their slots.
+            put_in_id_order(&mut rows, in_columns as u64);
         }
         rows
     };
@@ -183,14 +202,28 @@ pub fn build(net: &Network, tcp: &Endpoints, apps: &Apps, kept: Kept, end: Time,
     }
 }
 
-/// Put rows whose ids are 0, 1, ... in some order in the order of their
-/// ids: each row moves at most once to its place (rows are large, and
-/// nearly in order).
-fn put_in_id_order(rows: &mut [FlowRow]) {
+/// Append `rows`, named by `name`, to `named` (in any order): a chunk at a
+/// time, each chunk's memory given back before the next (a run whose
+/// helper could not start keeps its millions of rows numbered, and they
+/// would otherwise be in memory twice over).
+fn named_in_turn(mut rows: Vec<FlowRow<u32>>, named: &mut Vec<FlowRow>, mut name: impl FnMut(FlowRow<u32>) -> FlowRow) {
+    const CHUNK: usize = 1 << 16;
+    while !rows.is_empty() {
+        let from = rows.len().saturating_sub(CHUNK);
+        named.extend(rows.drain(from..).map(&mut name));
+        rows.shrink_to_fit();
+    }
+}
+
+/// Put rows whose ids are `first`, `first + 1`, ... in some order in the
+/// order of their ids: each row moves at most once to its place (rows are
+/// large, and nearly in order).
+fn put_in_id_order<S>(rows: &mut [FlowRow<S>], first: u64) {
+    let at = |r: &FlowRow<S>| (r.id - first) as usize;
     for i in 0..rows.len() {
-        while rows[i].id as usize != i {
-            let to = rows[i].id as usize;
-            debug_assert_ne!(rows[to].id as usize, to, "flow {to} twice");
+        while at(&rows[i]) != i {
+            let to = at(&rows[i]);
+            debug_assert_ne!(at(&rows[to]), to, "flow {} twice", rows[to].id);
             rows.swap(i, to);
         }
     }
@@ -250,9 +283,11 @@ mod tests {
         sim.run();
         let r = sim.results(0.0);
         let order = [5u64, 0, 7, 2, 1, 3, 6, 4];
-        let mut rows: Vec<FlowRow> = order.iter().map(|&id| FlowRow { id, bytes_delivered: 10 * id, ..r.flows[0].clone() }).collect();
-        put_in_id_order(&mut rows);
-        assert_eq!(rows.iter().map(|r| (r.id, r.bytes_delivered)).collect::<Vec<_>>(), (0..8).map(|i| (i, 10 * i)).collect::<Vec<_>>());
+        for first in [0, 3] {
+            let mut rows: Vec<FlowRow> = order.iter().map(|&id| FlowRow { id: first + id, bytes_delivered: 10 * id, ..r.flows[0].clone() }).collect();
+            put_in_id_order(&mut rows, first);
+            assert_eq!(rows.iter().map(|r| (r.id, r.bytes_delivered)).collect::<Vec<_>>(), (0..8).map(|i| (first + i, 10 * i)).collect::<Vec<_>>());
+        }
     }
 
     #[test]
