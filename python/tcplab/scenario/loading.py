@@ -21,7 +21,7 @@ from pydantic import BaseModel, Tag, TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from ..errors import FieldProblem, ScenarioError, field_path, is_field_path
-from .apps import App
+from .apps import App, BulkApp, BurstApp, RepeatApp, WebApp
 from .model import _IDENTITY, Scenario, runs_of_equal
 
 def _is_duckdb(p: Path) -> bool:
@@ -235,6 +235,16 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
     """Validate a scenario document; raise :class:`ScenarioError` naming every bad field."""
     if not isinstance(doc, dict):
         raise ScenarioError("a scenario is a table (dictionary) of tables", source)
+    doc, origins = expand_copies(doc, source)
+    try:
+        return _validate(doc, source)
+    except ScenarioError as e:
+        if origins is None:
+            raise
+        raise ScenarioError(_as_written(e.problems, origins), source) from None
+
+
+def _validate(doc: dict[str, Any], source: str | None) -> Scenario:
     try:
         apps = _like_apps(doc.get("apps"))
         if apps is None:
@@ -256,6 +266,144 @@ def validate(doc: dict[str, Any], source: str | None = None) -> Scenario:
     if problems:
         raise ScenarioError(problems, source)
     return sc
+
+
+#: The application models, whose tables also take `copies` (:func:`expand_copies`).
+_APP_KINDS = (BulkApp, RepeatApp, WebApp, BurstApp)
+
+#: The most applications one `[[apps]]` table may stand for.
+MAX_COPIES = 1_000_000
+
+# A copy's number in a name or host: {k}, or {k % N} (N at least 1).
+_PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
+_COPY_NUMBER = re.compile(r"\s*k\s*(?:%\s*([0-9]+)\s*)?")
+_TEMPLATED = ("name", "src", "dst", "extra_src")
+
+
+def expand_copies(doc: dict[str, Any], source: str | None = None) -> tuple[dict[str, Any], list[tuple[int, int, int]] | None]:
+    """`doc` with each application that sets ``copies = N`` replaced by N
+    applications, copy k's ``{k}`` and ``{k % M}`` in its name, src, dst and
+    extra_src replaced by k and k mod M (a name without a placeholder gets k
+    appended), and for each application of the result, the index of the
+    table it came from, its copy number and the number of copies (None,
+    and `doc` itself, where no application sets copies)."""
+    apps = doc.get("apps")
+    if not isinstance(apps, list) or not any(isinstance(a, dict) and "copies" in a for a in apps):
+        _check_no_placeholders(apps, source)
+        return doc, None
+    out: list[Any] = []
+    origins: list[tuple[int, int, int]] = []
+    problems: list[FieldProblem] = []
+    for i, app in enumerate(apps):
+        if not (isinstance(app, dict) and "copies" in app):
+            problems += _placeholders_without_copies(app, i)
+            out.append(app)
+            origins.append((i, 0, 0))
+            continue
+        n = app["copies"]
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_COPIES:
+            problems.append(FieldProblem(f"apps[{i}].copies", f"expected a whole number of applications from 1 to {MAX_COPIES:,}", n, True))
+            continue
+        base = {k: v for k, v in app.items() if k != "copies"}
+        fills = {}
+        for key in _TEMPLATED:
+            value = base.get(key)
+            texts = value if key == "extra_src" and isinstance(value, list) else [value]
+            for j, text in enumerate(texts):
+                if not isinstance(text, str):
+                    continue
+                at = f"apps[{i}].{key}" + (f"[{j}]" if key == "extra_src" else "")
+                try:
+                    fills[key, j] = _template(text, n)
+                except ValueError as e:
+                    problems.append(FieldProblem(at, str(e), text, True))
+        if "name" in base and isinstance(base["name"], str) and ("name", 0) in fills and not _PLACEHOLDER.search(base["name"]):
+            fills["name", 0] = lambda k, name=base["name"]: f"{name}{k}"
+        for k in range(n):
+            copy_k = dict(base)
+            for (key, j), fill in fills.items():
+                if key == "extra_src":
+                    copy_k[key] = [fill(k) if jj == j else v for jj, v in enumerate(copy_k[key])]
+                else:
+                    copy_k[key] = fill(k)
+            out.append(copy_k)
+        origins += [(i, k, n) for k in range(n)]
+    if problems:
+        raise ScenarioError(problems, source)
+    return {**doc, "apps": out}, origins
+
+
+def _template(text: str, n: int) -> Any:
+    """The function of a copy's number that fills `text`'s placeholders."""
+    parts: list[Any] = []
+    last = 0
+    for m in _PLACEHOLDER.finditer(text):
+        number = _COPY_NUMBER.fullmatch(m.group(1))
+        if number is None or (number.group(1) is not None and int(number.group(1)) < 1):
+            raise ValueError(f"unknown placeholder {m.group(0)!r}; allowed: {{k}} (the copy's number, 0 to copies - 1 = {n - 1}) "
+                             "and {k % N} (its remainder by N, N at least 1)")
+        parts += [text[last : m.start()], int(number.group(1)) if number.group(1) else 0]
+        last = m.end()
+    parts.append(text[last:])
+    if len(parts) == 1:
+        return lambda k: text
+    return lambda k: "".join(str(k % p if p else k) if isinstance(p, int) else p for p in parts)
+
+
+def _placeholders_without_copies(app: Any, i: int) -> list[FieldProblem]:
+    """A {k} placeholder in an application that sets no copies."""
+    if not isinstance(app, dict):
+        return []
+    out = []
+    for key in _TEMPLATED:
+        value = app.get(key)
+        for j, text in enumerate(value if key == "extra_src" and isinstance(value, list) else [value]):
+            if isinstance(text, str) and any(_COPY_NUMBER.fullmatch(m.group(1)) for m in _PLACEHOLDER.finditer(text)):
+                at = f"apps[{i}].{key}" + (f"[{j}]" if key == "extra_src" else "")
+                out.append(FieldProblem(at, "a copy's number {k} is filled in only where the application sets copies = N", text, True))
+    return out
+
+
+def _check_no_placeholders(apps: Any, source: str | None) -> None:
+    problems = [p for i, a in enumerate(apps) for p in _placeholders_without_copies(a, i)] if isinstance(apps, list) else []
+    if problems:
+        raise ScenarioError(problems, source)
+
+
+_APP_AT = re.compile(r"apps\[(\d+)\]")
+
+
+def _as_written(problems: list[FieldProblem], origins: list[tuple[int, int, int]]) -> list[FieldProblem]:
+    """Problems of the expanded applications named by the tables they came
+    from: ``apps[9].dst`` of copy 3 of ``apps[1]`` becomes ``apps[1].dst``
+    (in copy 3 of N), and a problem several copies share is listed once."""
+
+    def written(m: re.Match[str], own: int | None = None) -> str:
+        j = int(m.group(1))
+        if j >= len(origins):
+            return m.group(0)
+        i, k, n = origins[j]
+        return f"apps[{i}]" + (f" (copy {k})" if n and j != own else "")
+
+    groups: dict[tuple[str, str, bool, str], tuple[FieldProblem, int, list[int]]] = {}
+    for p in problems:
+        m = _APP_AT.match(p.field)
+        own = int(m.group(1)) if m and int(m.group(1)) < len(origins) else None
+        i, k, n = origins[own] if own is not None else (0, 0, 0)
+        field = _APP_AT.sub(lambda x: written(x, own), p.field, count=1) if own is not None else p.field
+        message = _APP_AT.sub(lambda x: written(x, own), p.message)
+        key = (field, message, p.has_value, "" if n else repr(p.value))
+        _, _, ks = groups.setdefault(key, (FieldProblem(field, message, p.value, p.has_value), n, []))
+        if n:
+            ks.append(k)
+    out = []
+    for p, n, ks in groups.values():
+        if ks:
+            which = "every copy" if len(ks) == n > 1 else ("copy " if len(ks) == 1 else "copies ") + ", ".join(map(str, ks[:5]))
+            which += f" and {len(ks) - 5} more" if len(ks) > 5 and len(ks) < n else ""
+            p = FieldProblem(p.field, f"{p.message} (in {which} of {n})", p.value, p.has_value)
+        out.append(p)
+    return out
 
 
 _APP: list[TypeAdapter[Any]] = []  # built on first use: large scenarios only
@@ -513,7 +661,7 @@ def _problems_from(err: ValidationError, doc: dict[str, Any], root: type[BaseMod
         has, value = _lookup(doc, fields)
         ctx = e.get("ctx") or {}
         if kind in ("extra_forbidden", "no_such_attribute"):  # the second: an assignment (`sc.tcp.nosuch = 3`)
-            allowed = ", ".join(_field_names(parent)) if parent else "see the README's scenario file reference"
+            allowed = ", ".join(_field_names(parent) + ["copies"] * (parent in _APP_KINDS)) if parent else "see the README's scenario file reference"
             hint = _OTHER_FILE.get(loc[0], "") if len(loc) == 1 and loc[0] not in root.model_fields else ""
             out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}{hint}"))
             continue
