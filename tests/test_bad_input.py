@@ -480,7 +480,7 @@ def test_http_version_unquoted_is_the_version() -> None:
     """`http = 1.1`, which TOML reads as a float, means "1.1"; 2.0 is refused."""
     web = Path(__file__).resolve().parents[1] / "examples" / "web-pages.toml"
     assert tcplab.load(web, overrides={"apps.1.http": 1.1}).apps[1].http == "1.1"
-    with pytest.raises(tcplab.ScenarioError, match=r"apps\[1\]\.http = 2\.0: not allowed; allowed values: '1\.0' or '1\.1'$"):
+    with pytest.raises(tcplab.ScenarioError, match=r"apps\[1\]\.http = 2\.0: not allowed; allowed values: '1\.0' or '1\.1' \(in every copy of 8\)$"):
         tcplab.load(web, overrides={"apps.1.http": 2.0})
 
 
@@ -533,7 +533,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
     ("dumbbell-bulk", "topology.left", "a whole number"),
     ("atm-ubr", "topology.bottleneck.queue.buffer", "a whole number"),
     ("atm-ubr", "topology.bottleneck.queue.z", "a number"),
-    ("web-pages", "apps[1].embedded", "a whole number"),
+    ("web-pages", "apps[1].embedded", "a whole number (in every copy of 8)"),  # its browsers are one table, copies = 8
 ])  # fmt: skip
 @pytest.mark.parametrize("value", [True, False])
 def test_true_or_false_is_no_number(example, field, expected, value) -> None:
