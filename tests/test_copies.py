@@ -1,5 +1,6 @@
 """`copies = N` in an `[[apps]]` table stands for N applications, copy k's
-`{k}`, `{k + M}`, `{k // M}` and `{k % M}` in its name and hosts filled in:
+`{k}`, `{k + M}`, `{k * M}`, `{k // M}` and `{k % M}` in its name, hosts
+and start time filled in:
 the same scenario as the N tables written out, and errors named by the
 table as written."""
 
@@ -25,14 +26,14 @@ def _doc(*apps: dict[str, Any], hosts: int = 4) -> dict[str, Any]:
 def test_copies_are_the_applications_written_out() -> None:
     web = {"type": "web", "src": "s{k}", "dst": "k{k % 2}", "cycle": "1s"}
     copied = _doc(
-        {**web, "name": "w", "copies": 3},                       # w0, w1, w2
+        {**web, "name": "w", "start": "{k * 50}ms", "copies": 3},  # w0, w1, w2, starting at 0, 50 and 100 ms
         {**web, "name": "page{k}x", "src": "s{k // 2}", "copies": 4},  # page0x..page3x from s0, s0, s1, s1
         {"type": "bulk", "src": "s{k + 2}", "dst": "k3", "size": "50kB", "copies": 2},  # unnamed: app7, app8
         {"type": "burst", "name": "b", "src": "s0", "extra_src": ["s{k % 3}", "s3"], "dst": "k{k}", "flows": 4, "copies": 2},
         {"type": "repeat", "name": "r", "src": "s2", "dst": "k1", "size": "10kB"},  # after the copies: apps[4] as written
     )  # fmt: skip
     written = _doc(
-        *({**web, "name": f"w{k}", "src": f"s{k}", "dst": f"k{k % 2}"} for k in range(3)),
+        *({**web, "name": f"w{k}", "src": f"s{k}", "dst": f"k{k % 2}", "start": f"{k * 50}ms"} for k in range(3)),
         *({**web, "name": f"page{k}x", "src": f"s{k // 2}", "dst": f"k{k % 2}"} for k in range(4)),
         *({"type": "bulk", "src": f"s{k + 2}", "dst": "k3", "size": "50kB"} for k in range(2)),
         *({"type": "burst", "name": f"b{k}", "src": "s0", "extra_src": [f"s{k % 3}", "s3"], "dst": f"k{k}", "flows": 4} for k in range(2)),
@@ -57,13 +58,13 @@ BAD = [
     ([{"type": "web", "src": "s0", "dst": "k0", "copies": 1_000_001}],
      "apps[0].copies = 1000001: expected a whole number of applications from 1 to 1,000,000"),
     ([{"type": "web", "src": "s{i}", "dst": "k0", "copies": 2}],
-     "apps[0].src = 's{i}': unknown placeholder '{i}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k // M} and {k % M} "
+     "apps[0].src = 's{i}': unknown placeholder '{i}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k * M}, {k // M} and {k % M} "
      "(M a whole number, at least 1 to divide by)"),
     ([{"type": "web", "src": "s{k // 0}", "dst": "k0", "copies": 2}],
-     "apps[0].src = 's{k // 0}': unknown placeholder '{k // 0}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k // M} and {k % M} "
+     "apps[0].src = 's{k // 0}': unknown placeholder '{k // 0}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k * M}, {k // M} and {k % M} "
      "(M a whole number, at least 1 to divide by)"),
     ([{"type": "web", "src": "s{k - 1}", "dst": "k0", "copies": 2}],
-     "apps[0].src = 's{k - 1}': unknown placeholder '{k - 1}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k // M} and {k % M} "
+     "apps[0].src = 's{k - 1}': unknown placeholder '{k - 1}'; allowed: {k} (the copy's number, 0 to copies - 1 = 1), {k + M}, {k * M}, {k // M} and {k % M} "
      "(M a whole number, at least 1 to divide by)"),
     ([{"type": "burst", "src": "s0", "extra_src": ["s1", "s{k}"], "dst": "k0"}],
      "apps[0].extra_src[1] = 's{k}': a copy's number {k} is filled in only where the application sets copies = N"),

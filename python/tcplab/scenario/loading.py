@@ -274,19 +274,20 @@ _APP_KINDS = (BulkApp, RepeatApp, WebApp, BurstApp)
 #: The most applications one `[[apps]]` table may stand for.
 MAX_COPIES = 1_000_000
 
-# A copy's number in a name or host: {k}, or {k + M}, {k // M}, {k % M}.
+# A copy's number in a name, a host or a start time: {k}, or {k + M},
+# {k * M}, {k // M}, {k % M}.
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
-_COPY_NUMBER = re.compile(r"\s*k\s*(?:(\+|//|%)\s*([0-9]+)\s*)?")
-_OPS = {None: lambda k, m: k, "+": operator.add, "//": operator.floordiv, "%": operator.mod}
-_TEMPLATED = ("name", "src", "dst", "extra_src")
+_COPY_NUMBER = re.compile(r"\s*k\s*(?:(\+|\*|//|%)\s*([0-9]+)\s*)?")
+_OPS = {None: lambda k, m: k, "+": operator.add, "*": operator.mul, "//": operator.floordiv, "%": operator.mod}
+_TEMPLATED = ("name", "src", "dst", "extra_src", "start")
 
 
 def expand_copies(doc: dict[str, Any], source: str | None = None) -> tuple[dict[str, Any], list[tuple[int, int, int]] | None]:
     """`doc` with each application that sets ``copies = N`` replaced by N
-    applications, copy k's ``{k}``, ``{k + M}``, ``{k // M}`` and ``{k % M}``
-    in its name, src, dst and extra_src replaced by their values (a name
-    without a placeholder gets k appended), and for each application of the
-    result, the index of the
+    applications, copy k's ``{k}``, ``{k + M}``, ``{k * M}``, ``{k // M}``
+    and ``{k % M}`` in its name, src, dst, extra_src and start (a time)
+    replaced by their values (a name without a placeholder gets k
+    appended), and for each application of the result, the index of the
     table it came from, its copy number and the number of copies (None,
     and `doc` itself, where no application sets copies)."""
     apps = doc.get("apps")
@@ -343,7 +344,7 @@ def _template(text: str, n: int) -> Any:
         number = _COPY_NUMBER.fullmatch(m.group(1))
         if number is None or (number.group(1) in ("//", "%") and int(number.group(2)) < 1):
             raise ValueError(f"unknown placeholder {m.group(0)!r}; allowed: {{k}} (the copy's number, 0 to copies - 1 = {n - 1}), "
-                             "{k + M}, {k // M} and {k % M} (M a whole number, at least 1 to divide by)")
+                             "{k + M}, {k * M}, {k // M} and {k % M} (M a whole number, at least 1 to divide by)")
         op, by = _OPS[number.group(1)], int(number.group(2) or 0)
         parts += [text[last : m.start()], lambda k, op=op, by=by: str(op(k, by))]
         last = m.end()
