@@ -308,25 +308,22 @@ def expand_copies(doc: dict[str, Any], source: str | None = None) -> tuple[dict[
             problems.append(FieldProblem(f"apps[{i}].copies", f"expected a whole number of applications from 1 to {MAX_COPIES:,}", n, True))
             continue
         base = {k: v for k, v in app.items() if k != "copies"}
-        fills = {}
-        for key in _TEMPLATED:
-            value = base.get(key)
-            texts = value if key == "extra_src" and isinstance(value, list) else [value]
-            for j, text in enumerate(texts):
-                if not isinstance(text, str):
-                    continue
-                at = f"apps[{i}].{key}" + (f"[{j}]" if key == "extra_src" else "")
-                try:
-                    fills[key, j] = _template(text, n)
-                except ValueError as e:
-                    problems.append(FieldProblem(at, str(e), text, True))
-        if "name" in base and isinstance(base["name"], str) and ("name", 0) in fills and not _PLACEHOLDER.search(base["name"]):
-            fills["name", 0] = lambda k, name=base["name"]: f"{name}{k}"
+        fills: dict[tuple[str, int], Any] = {}
+        for key, j, text, at in _templated_texts(base, i):
+            try:
+                fill = _template(text, n)
+            except ValueError as e:
+                problems.append(FieldProblem(at, str(e), text, True))
+                continue
+            if fill is None and key == "name":
+                fill = lambda k, name=text: f"{name}{k}"  # noqa: E731
+            if fill is not None:
+                fills[key, j] = fill
         for k in range(n):
             copy_k = dict(base)
             for (key, j), fill in fills.items():
                 if key == "extra_src":
-                    copy_k[key] = [fill(k) if jj == j else v for jj, v in enumerate(copy_k[key])]
+                    copy_k[key] = [*copy_k[key][:j], fill(k), *copy_k[key][j + 1 :]]
                 else:
                     copy_k[key] = fill(k)
             out.append(copy_k)
@@ -336,8 +333,20 @@ def expand_copies(doc: dict[str, Any], source: str | None = None) -> tuple[dict[
     return {**doc, "apps": out}, origins
 
 
+def _templated_texts(app: dict[str, Any], i: int) -> Any:
+    """The strings of `app` (table `i`) that may hold placeholders: each
+    field's name, its index in a list (extra_src), the text and its path."""
+    for key in _TEMPLATED:
+        value = app.get(key)
+        listed = key == "extra_src" and isinstance(value, list)
+        for j, text in enumerate(value if listed else [value]):
+            if isinstance(text, str):
+                yield key, j, text, f"apps[{i}].{key}" + (f"[{j}]" if listed else "")
+
+
 def _template(text: str, n: int) -> Any:
-    """The function of a copy's number that fills `text`'s placeholders."""
+    """The function of a copy's number that fills `text`'s placeholders
+    (None where it has none)."""
     parts: list[Any] = []
     last = 0
     for m in _PLACEHOLDER.finditer(text):
@@ -348,9 +357,9 @@ def _template(text: str, n: int) -> Any:
         op, by = _OPS[number.group(1)], int(number.group(2) or 0)
         parts += [text[last : m.start()], lambda k, op=op, by=by: str(op(k, by))]
         last = m.end()
+    if not parts:
+        return None
     parts.append(text[last:])
-    if len(parts) == 1:
-        return lambda k: text
     return lambda k: "".join(p(k) if callable(p) else p for p in parts)
 
 
@@ -358,20 +367,32 @@ def _placeholders_without_copies(app: Any, i: int) -> list[FieldProblem]:
     """A {k} placeholder in an application that sets no copies."""
     if not isinstance(app, dict):
         return []
-    out = []
-    for key in _TEMPLATED:
-        value = app.get(key)
-        for j, text in enumerate(value if key == "extra_src" and isinstance(value, list) else [value]):
-            if isinstance(text, str) and any(_COPY_NUMBER.fullmatch(m.group(1)) for m in _PLACEHOLDER.finditer(text)):
-                at = f"apps[{i}].{key}" + (f"[{j}]" if key == "extra_src" else "")
-                out.append(FieldProblem(at, "a copy's number {k} is filled in only where the application sets copies = N", text, True))
-    return out
+    return [FieldProblem(at, "a copy's number {k} is filled in only where the application sets copies = N", text, True)
+            for _, _, text, at in _templated_texts(app, i)
+            if any(_COPY_NUMBER.fullmatch(m.group(1)) for m in _PLACEHOLDER.finditer(text))]  # fmt: skip
 
 
 def _check_no_placeholders(apps: Any, source: str | None) -> None:
-    problems = [p for i, a in enumerate(apps) for p in _placeholders_without_copies(a, i)] if isinstance(apps, list) else []
+    if not isinstance(apps, list) or not _may_hold_placeholders(apps):
+        return
+    problems = [p for i, a in enumerate(apps) for p in _placeholders_without_copies(a, i)]
     if problems:
         raise ScenarioError(problems, source)
+
+
+def _may_hold_placeholders(apps: list[Any]) -> bool:
+    """Whether a string where a placeholder may stand holds a '{', found by
+    C-level maps over the list: a Python loop over a scenario of 100,000
+    applications took 0.3-0.4 s of its set-up."""
+    if not all(map(dict.__instancecheck__, apps)):
+        return True
+    for key in _TEMPLATED:
+        values: Any = map(dict.get, apps, itertools.repeat(key))
+        if key == "extra_src":
+            values = itertools.chain.from_iterable(filter(list.__instancecheck__, values))
+        if "{" in "".join(filter(str.__instancecheck__, values)):
+            return True
+    return False
 
 
 _APP_AT = re.compile(r"apps\[(\d+)\]")
