@@ -42,6 +42,8 @@ pub struct Names {
 pub struct Retired {
     /// The rows, named (columns not asked for).
     named: Vec<FlowRow>,
+    /// Columns were asked for: the rows are kept numbered.
+    numbered: bool,
     /// Columns asked for: the rows not handed over, all of them without a
     /// helper, the next batch with one.
     rows: Vec<FlowRow<u32>>,
@@ -60,7 +62,7 @@ struct Helper {
 
 impl Default for Retired {
     fn default() -> Self {
-        Retired { named: Vec::new(), rows: Vec::new(), for_helper: None, helper: None, helper_rows: HELPER_ROWS, batch_rows: BATCH_ROWS }
+        Retired { named: Vec::new(), numbered: false, rows: Vec::new(), for_helper: None, helper: None, helper_rows: HELPER_ROWS, batch_rows: BATCH_ROWS }
     }
 }
 
@@ -77,7 +79,7 @@ impl Retired {
     /// Put the rows into columns as they come (past [`HELPER_ROWS`] of them),
     /// naming them by `names`.
     pub fn into_columns(&mut self, names: Names) {
-        self.for_helper = Some(names);
+        (self.numbered, self.for_helper) = (true, Some(names));
     }
 
     /// Whether the rows are all here (no helper has taken any).
@@ -92,13 +94,16 @@ impl Retired {
 
     /// Keep `row`; where no columns were asked for, as `name` names it.
     pub fn push(&mut self, row: FlowRow<u32>, name: impl FnOnce(FlowRow<u32>) -> FlowRow) {
+        if !self.numbered {
+            return self.named.push(name(row));
+        }
+        self.rows.push(row);
         let due = match (&self.helper, &self.for_helper) {
             (Some(_), _) => self.batch_rows,
             (None, Some(_)) => self.helper_rows,
-            (None, None) if self.batch_rows == usize::MAX => usize::MAX,
-            (None, None) => return self.named.push(name(row)),
+            // No helper could start: the rows stay here.
+            (None, None) => return,
         };
-        self.rows.push(row);
         if self.rows.len() >= due {
             self.hand_over();
         }
@@ -113,17 +118,14 @@ impl Retired {
             let (batches, arrive) = mpsc::sync_channel(QUEUED_BATCHES);
             match std::thread::Builder::new().name("tcplab-rows".into()).spawn(move || InOrder::of(arrive, &names)) {
                 Ok(done) => self.helper = Some(Helper { batches, done }),
-                Err(_) => {
-                    self.batch_rows = usize::MAX;
-                    return;
-                }
+                Err(_) => return,
             }
         }
         let batch = std::mem::replace(&mut self.rows, Vec::with_capacity(self.batch_rows));
         if let Some(h) = &self.helper {
             if let Err(mpsc::SendError(batch)) = h.batches.send(batch) {
                 // The helper stopped on an error or a panic, which `finish`
-                // reports; keep the rows meanwhile.
+                // reports; keep the rows meanwhile, and send no more.
                 self.rows = batch;
                 self.batch_rows = usize::MAX;
             }
