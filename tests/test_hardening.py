@@ -305,6 +305,10 @@ def _random_scenario(rng) -> dict:
             some(a, "embedded_start", "after_primary", "with_primary")
         if rng.random() < 0.3:
             a["tcp"] = {"cc": pick(["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"])}
+        if rng.random() < 0.2:  # one table for several: a0 becomes a00, a01, ...
+            a["copies"] = pick([1, 2, 3])
+            if kind in ("dumbbell", "atm"):
+                a["src"], a["dst"] = f"s{{k % {len(srcs)}}}", pick(["k{k}", f"k{{k % {len(dsts)}}}"])
         apps.append(a)
     tcp: dict = {}
     for key, values in [("cc", ["tahoe", "reno", "newreno", "sack", "highspeed", "cubic"]), ("iw", [1, 10, "rfc6928"]), ("mss", ["536B", "9180B"]),
