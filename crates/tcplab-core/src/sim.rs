@@ -526,8 +526,12 @@ impl Simulator {
 
     /// Have the rows of recycled connections put into columns as the run
     /// goes ([`crate::stats::retired`]), for a caller that wants the results
-    /// as columns: [`Simulator::take_columns`] then gives them.
+    /// as columns: [`Simulator::take_columns`] then gives them. (A run that
+    /// recycles nothing keeps its rows as before: no names are copied for it.)
     pub fn retire_into_columns(&mut self) {
+        if !self.tcp.recycle {
+            return;
+        }
         let names = Names { apps: self.apps.apps.iter().map(|a| a.name.clone()).collect(), nodes: self.net.nodes.clone() };
         self.retired.into_columns(names);
     }
