@@ -113,3 +113,20 @@ def test_the_readme_example() -> None:
     assert got[:2] == [("w0", "s0", "k0"), ("w1", "s1", "k1")] and got[7] == ("w7", "s7", "k7")
     assert got[8:10] == [("m0", "s0", "k0"), ("m1", "s1", "k1")] and got[-1] == ("m99", "s49", "k49") and len(got) == 108
     assert [a.type for a in sc.apps] == ["web"] * 108
+
+
+def test_a_scenario_built_in_code_takes_copies_as_a_file_does() -> None:
+    from tcplab.scenario.apps import WebApp
+
+    doc = _doc({"type": "web", "name": "w", "src": "s{k}", "dst": "k{k}", "cycle": "1s", "copies": 3})
+    sc = tcplab.Scenario(**doc)
+    assert [a.name for a in sc.apps] == ["w0", "w1", "w2"] and sc.to_core() == tcplab.load(doc).to_core()
+    bad = _doc({"type": "web", "name": "w", "src": "s{k}", "dst": "k{k}", "copies": 3, "http": "3"})
+    with pytest.raises(ScenarioError) as e:
+        tcplab.Scenario(**bad)
+    assert [str(p) for p in e.value.problems] == ["apps[0].http = '3': not allowed; allowed values: '1.0' or '1.1' (in every copy of 3)"]
+    # One application's model stands for one application: no copies, and none offered.
+    with pytest.raises(ScenarioError) as e:
+        WebApp(type="web", src="s0", dst="k0", copies=2)
+    assert str(e.value.problems[0]).startswith("copies: unknown field; allowed fields here: type, name,")
+    assert "copies" not in str(e.value.problems[0]).split("allowed fields here:")[1]

@@ -209,10 +209,15 @@ class _Refusing(type(BaseModel)):  # type: ignore[misc]
     would lose the field's path."""
 
     def __call__(cls, *args: Any, **data: Any) -> Any:
+        origins = None
+        if getattr(cls, "__expands_copies__", False) and not args:  # a Scenario's applications may set copies
+            from .loading import expand_copies
+
+            data, origins = expand_copies(data)
         try:
             return super().__call__(*args, **data)
         except ValidationError as e:
-            raise _refused(e, data, cls) from None
+            raise _refused(e, data, cls, origins) from None
 
 
 class _Model(BaseModel, metaclass=_Refusing):
@@ -228,10 +233,11 @@ class _Model(BaseModel, metaclass=_Refusing):
             raise _refused(e, {name: value}, type(self)) from None
 
 
-def _refused(err: ValidationError, doc: dict[str, Any], model: type[BaseModel]) -> Exception:
+def _refused(err: ValidationError, doc: dict[str, Any], model: type[BaseModel], origins: Any = None) -> Exception:
     from ..errors import ScenarioError
-    from .loading import _problems_from  # loading imports the models
+    from .loading import _as_written, _problems_from  # loading imports the models
 
-    return ScenarioError(_problems_from(err, doc, model))
+    problems = _problems_from(err, doc, model)
+    return ScenarioError(_as_written(problems, origins) if origins else problems)
 
 

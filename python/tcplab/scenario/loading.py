@@ -686,7 +686,9 @@ def _problems_from(err: ValidationError, doc: dict[str, Any], root: type[BaseMod
         has, value = _lookup(doc, fields)
         ctx = e.get("ctx") or {}
         if kind in ("extra_forbidden", "no_such_attribute"):  # the second: an assignment (`sc.tcp.nosuch = 3`)
-            allowed = ", ".join(_field_names(parent) + ["copies"] * (parent in _APP_KINDS)) if parent else "see the README's scenario file reference"
+            # An application's table in a scenario also takes copies (expand_copies).
+            tables = ["copies"] * (root is Scenario and parent in _APP_KINDS)
+            allowed = ", ".join(_field_names(parent) + tables) if parent else "see the README's scenario file reference"
             hint = _OTHER_FILE.get(loc[0], "") if len(loc) == 1 and loc[0] not in root.model_fields else ""
             out.append(FieldProblem(path, f"unknown field; allowed fields here: {allowed}{hint}"))
             continue

@@ -52,6 +52,9 @@ def _node_name_problem(name: str) -> str | None:
 
 
 class Scenario(_Model):
+    # Built in code, its applications may set copies, as a file's do (loading.expand_copies).
+    __expands_copies__ = True
+
     sim: Sim = {}  # type: ignore[assignment]
     topology: Topology
     tcp: Tcp = {}  # type: ignore[assignment]
